@@ -1,0 +1,76 @@
+// Lint: type-aware rules from STYLE.md, and the layer direction of ARCHITECTURE.md.
+import { builtinModules } from 'node:module';
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+const nodeBuiltins = {
+  regex: `^(node:.*|${builtinModules.filter((name) => !name.startsWith('_')).join('|')})(/.*)?$`,
+  message: 'This layer runs in the browser too: no Node built-ins (ARCHITECTURE.md).',
+};
+
+/** Imports a layer may not make, as regexes over the import specifier. */
+function forbid(layers, message) {
+  return { regex: `(^|/)(${layers.join('|')})(/|$)`, message };
+}
+
+function layerRule(...patterns) {
+  return { 'no-restricted-imports': ['error', { patterns }] };
+}
+
+export default tseslint.config(
+  { ignores: ['node_modules/', 'dist/', 'coverage/', 'remote/app/dev-dist/'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommendedTypeChecked,
+  {
+    languageOptions: {
+      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+    },
+    rules: {
+      '@typescript-eslint/consistent-type-imports': 'error',
+      '@typescript-eslint/switch-exhaustiveness-check': [
+        'error',
+        { considerDefaultExhaustiveForUnions: true },
+      ],
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_' },
+      ],
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: 'TSAsExpression[expression.callee.object.name="JSON"][expression.callee.property.name="parse"]',
+          message: 'Validate parsed JSON with a zod schema instead of casting it (STYLE.md).',
+        },
+      ],
+    },
+  },
+  {
+    files: ['protocol/**'],
+    rules: layerRule(
+      forbid(['pairing', 'host', 'remote'], 'protocol/ imports no other folder of ours.'),
+      nodeBuiltins,
+    ),
+  },
+  {
+    files: ['pairing/**'],
+    rules: layerRule(forbid(['host', 'remote'], 'pairing/ imports protocol/ only.'), nodeBuiltins),
+  },
+  {
+    files: ['host/**'],
+    rules: layerRule(forbid(['remote'], 'host/ never imports remote/.')),
+  },
+  {
+    files: ['remote/**'],
+    ignores: ['remote/client/node/**', 'remote/cli/**'],
+    rules: layerRule(forbid(['host'], 'remote/ never imports host/.'), nodeBuiltins),
+  },
+  {
+    files: ['remote/client/node/**', 'remote/cli/**'],
+    rules: layerRule(forbid(['host'], 'remote/ never imports host/.')),
+  },
+  {
+    files: ['**/*.js'],
+    ...tseslint.configs.disableTypeChecked,
+  },
+);

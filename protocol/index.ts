@@ -1,0 +1,10 @@
+/**
+ * protocol/: the wire contract of PROTOCOL.md as schemas, types, digests and errors.
+ * Runs in Node and the browser; imports no other folder of ours.
+ */
+export * from './encoding.js';
+export * from './digest.js';
+export * from './errors.js';
+export * from './validate.js';
+export * from './primitives.js';
+export * from './handshake.js';
