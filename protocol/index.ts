@@ -8,3 +8,8 @@ export * from './errors.js';
 export * from './validate.js';
 export * from './primitives.js';
 export * from './handshake.js';
+export * from './states.js';
+export * from './records.js';
+export * from './events.js';
+export * from './ops.js';
+export * from './messages.js';

@@ -1,0 +1,145 @@
+/**
+ * Durable events (PROTOCOL.md section 6.4): the envelope and one payload schema per type.
+ */
+import { z } from 'zod';
+import { Digest, JsonObject, Millis, OpaqueId, PeerId, Seq } from './primitives.js';
+import { ApprovalPreview } from './records.js';
+
+const ToolFinishedStatus = z.enum(['succeeded', 'failed', 'cancelled', 'unknown']);
+const RunFinishedState = z.enum(['succeeded', 'failed', 'cancelled', 'interrupted']);
+const HostLifecycle = z.looseObject({
+  instance: z.string(),
+  interruptedRuns: z.array(OpaqueId).optional(),
+});
+const DeviceChange = z.looseObject({ deviceId: PeerId, name: z.string() });
+
+/** Payload schema for every event type. */
+export const EVENT_PAYLOADS = {
+  'session.created': z.looseObject({ title: z.string(), workspace: z.string() }),
+  'run.queued': z.looseObject({
+    input: z.looseObject({ text: z.string() }),
+    model: z.string().nullable(),
+    commandId: z.string(),
+    by: z.string(),
+    continuesRunId: OpaqueId.optional(),
+  }),
+  'run.started': z.looseObject({}),
+  'model.request': z.looseObject({ index: z.number().int().nonnegative(), model: z.string() }),
+  'model.retry': z.looseObject({
+    attempt: z.number().int().positive(),
+    maxAttempts: z.number().int().positive(),
+    delayMs: z.number().int().nonnegative(),
+    reason: z.string(),
+    status: z.number().int().optional(),
+  }),
+  'message.completed': z.looseObject({
+    messageId: OpaqueId,
+    text: z.string(),
+    reasoning: z.string().optional(),
+    finishReason: z.string(),
+    usage: JsonObject.optional(),
+  }),
+  'tool.proposed': z.looseObject({ name: z.string(), input: z.unknown(), inputDigest: Digest }),
+  'tool.approval_requested': z.looseObject({
+    approvalId: OpaqueId,
+    name: z.string(),
+    input: z.unknown(),
+    workspace: z.string(),
+    inputDigest: Digest,
+    reason: z.string(),
+    preview: ApprovalPreview,
+    expiresAt: Millis,
+  }),
+  'tool.approval_resolved': z.looseObject({
+    approvalId: OpaqueId,
+    decision: z.enum(['approved', 'denied', 'expired', 'cancelled']),
+    by: z.string(),
+    reason: z.string().optional(),
+  }),
+  'tool.started': z.looseObject({ attempt: z.number().int().positive() }),
+  'tool.finished': z.looseObject({
+    status: ToolFinishedStatus,
+    summary: z.string(),
+    exitCode: z.number().int().nullable().optional(),
+    signal: z.string().nullable().optional(),
+    bytes: z.number().int().nonnegative().optional(),
+    truncated: z.boolean().optional(),
+    error: z.looseObject({ code: z.string(), message: z.string() }).optional(),
+  }),
+  'tool.reconciled': z.looseObject({
+    outcome: z.enum(['happened', 'did_not_happen', 'unknown']),
+    by: z.string(),
+    note: z.string().optional(),
+  }),
+  'artifact.created': z.looseObject({
+    artifactId: OpaqueId,
+    kind: z.string(),
+    name: z.string(),
+    bytes: z.number().int().nonnegative(),
+    sha256: z.string(),
+  }),
+  'run.cancel_requested': z.looseObject({ by: z.string() }),
+  'run.finished': z.looseObject({
+    state: RunFinishedState,
+    reason: z.string().optional(),
+    error: z.looseObject({ code: z.string(), message: z.string() }).optional(),
+  }),
+  'session.idle': z.looseObject({}),
+  'device.paired': DeviceChange,
+  'device.revoked': DeviceChange,
+  'host.started': HostLifecycle,
+  'host.stopping': HostLifecycle,
+} as const;
+
+export type EventType = keyof typeof EVENT_PAYLOADS;
+export const EVENT_TYPES = Object.keys(EVENT_PAYLOADS) as [EventType, ...EventType[]];
+export type EventPayload<T extends EventType> = z.infer<(typeof EVENT_PAYLOADS)[T]>;
+
+const envelope = {
+  v: z.literal(1),
+  seq: Seq,
+  id: OpaqueId,
+  at: Millis,
+  sessionId: OpaqueId.nullable(),
+  runId: OpaqueId.nullable(),
+  toolCallId: OpaqueId.nullable(),
+};
+
+function eventSchema<T extends EventType>(type: T) {
+  return z.looseObject({ ...envelope, type: z.literal(type), payload: EVENT_PAYLOADS[type] });
+}
+
+/** A durable event as sent in `events` frames, discriminated on `type`. */
+export const Event = z.discriminatedUnion(
+  'type',
+  EVENT_TYPES.map((type) => eventSchema(type)) as unknown as [
+    ReturnType<typeof eventSchema<EventType>>,
+    ...ReturnType<typeof eventSchema<EventType>>[],
+  ],
+);
+
+/** A durable event whose payload matches its type. */
+export type Event = {
+  [T in EventType]: {
+    v: 1;
+    seq: number;
+    id: string;
+    type: T;
+    at: number;
+    sessionId: string | null;
+    runId: string | null;
+    toolCallId: string | null;
+    payload: EventPayload<T>;
+  };
+}[EventType];
+
+/** An event before the store gives it seq, id and time. */
+export type NewEvent = {
+  [T in EventType]: {
+    type: T;
+    sessionId?: string | null;
+    runId?: string | null;
+    toolCallId?: string | null;
+    payload: EventPayload<T>;
+  };
+}[EventType];

@@ -1,0 +1,105 @@
+/**
+ * Messages inside encrypted frames (PROTOCOL.md section 6).
+ */
+import { z } from 'zod';
+import { TetherError } from './errors.js';
+import { Event } from './events.js';
+import { OPS, isOpName, type OpArgs, type OpName } from './ops.js';
+import { JsonObject, OpaqueId, Seq } from './primitives.js';
+import { parseWith } from './validate.js';
+
+export const RequestMessage = z.strictObject({
+  t: z.literal('req'),
+  id: z.string().min(1).max(128),
+  op: z.string().min(1).max(64),
+  args: JsonObject,
+});
+export type RequestMessage = z.infer<typeof RequestMessage>;
+
+export const PingMessage = z.strictObject({ t: z.literal('ping') });
+
+/** Every message a remote may send inside a frame. */
+export const RemoteMessage = z.discriminatedUnion('t', [RequestMessage, PingMessage]);
+export type RemoteMessage = z.infer<typeof RemoteMessage>;
+
+export const WireErrorSchema = z.looseObject({
+  code: z.string(),
+  message: z.string(),
+  retryable: z.boolean(),
+  details: JsonObject.optional(),
+});
+
+export const ResponseMessage = z.union([
+  z.looseObject({
+    t: z.literal('res'),
+    id: z.string(),
+    ok: z.literal(true),
+    result: JsonObject,
+  }),
+  z.looseObject({
+    t: z.literal('res'),
+    id: z.string(),
+    ok: z.literal(false),
+    error: WireErrorSchema,
+  }),
+]);
+export type ResponseMessage = z.infer<typeof ResponseMessage>;
+
+export const EventsMessage = z.looseObject({
+  t: z.literal('events'),
+  sub: z.string(),
+  events: z.array(Event),
+});
+
+export const PreviewMessage = z.looseObject({
+  t: z.literal('preview'),
+  runId: OpaqueId,
+  messageId: OpaqueId,
+  offset: z.number().int().nonnegative(),
+  text: z.string(),
+  reasoning: z.string().optional(),
+});
+export type PreviewMessage = z.infer<typeof PreviewMessage>;
+
+export const OutputMessage = z.looseObject({
+  t: z.literal('output'),
+  toolCallId: OpaqueId,
+  offset: z.number().int().nonnegative(),
+  text: z.string(),
+});
+export type OutputMessage = z.infer<typeof OutputMessage>;
+
+export const LaggedMessage = z.looseObject({
+  t: z.literal('lagged'),
+  sub: z.string(),
+  cursor: Seq,
+});
+export const PongMessage = z.looseObject({ t: z.literal('pong') });
+
+/** Every message the host may send inside a frame. */
+export const HostMessage = z.union([
+  ResponseMessage,
+  EventsMessage,
+  PreviewMessage,
+  OutputMessage,
+  LaggedMessage,
+  PongMessage,
+]);
+export type HostMessage = z.infer<typeof HostMessage>;
+
+/** A request whose op is known and whose args passed that op's schema. */
+export type ValidRequest = { [O in OpName]: { id: string; op: O; args: OpArgs<O> } }[OpName];
+
+/**
+ * Validates a request's op and args: unknown op → `unknown_op`; bad args →
+ * `invalid_request` listing every issue in `details.issues`.
+ */
+export function parseRequest(request: RequestMessage): ValidRequest {
+  if (!isOpName(request.op)) {
+    throw new TetherError('unknown_op', `unknown op: ${request.op}`, {
+      details: { op: request.op },
+    });
+  }
+  const args: unknown = parseWith(OPS[request.op].args, request.args, `args of ${request.op}`);
+  return { id: request.id, op: request.op, args } as ValidRequest;
+}

@@ -1,0 +1,130 @@
+/**
+ * Records carried in results, snapshots and events (PROTOCOL.md section 6.3). Host-made
+ * records keep unknown fields (`looseObject`) so a newer host can add fields safely.
+ */
+import { z } from 'zod';
+import { Digest, JsonObject, Millis, OpaqueId, PeerId, Sha256Hex } from './primitives.js';
+import { ApprovalState, RunState, ToolCallState } from './states.js';
+
+export const RunInput = z.strictObject({ text: z.string().min(1).max(100_000) });
+export type RunInput = z.infer<typeof RunInput>;
+
+/** Why a run failed or stopped, for people and for code. */
+export const RunError = z.looseObject({ code: z.string(), message: z.string() });
+export type RunError = z.infer<typeof RunError>;
+
+export const Session = z.looseObject({
+  id: OpaqueId,
+  title: z.string(),
+  workspace: z.string(),
+  createdAt: Millis,
+  activeRunId: OpaqueId.nullable(),
+});
+export type Session = z.infer<typeof Session>;
+
+export const Run = z.looseObject({
+  id: OpaqueId,
+  sessionId: OpaqueId,
+  state: RunState,
+  input: z.looseObject({ text: z.string() }),
+  model: z.string().nullable(),
+  createdAt: Millis,
+  startedAt: Millis.nullable(),
+  finishedAt: Millis.nullable(),
+  continuesRunId: OpaqueId.nullable(),
+  error: RunError.nullable(),
+});
+export type Run = z.infer<typeof Run>;
+
+export const ToolCall = z.looseObject({
+  id: OpaqueId,
+  runId: OpaqueId,
+  name: z.string(),
+  input: z.unknown(),
+  inputDigest: Digest,
+  state: ToolCallState,
+  startedAt: Millis.nullable(),
+  finishedAt: Millis.nullable(),
+  result: JsonObject.nullable(),
+});
+export type ToolCall = z.infer<typeof ToolCall>;
+
+/** What an approval card shows: the command, the diff, or the path (section 6.4). */
+export const ApprovalPreview = z.discriminatedUnion('kind', [
+  z.looseObject({ kind: z.literal('command'), command: z.string(), cwd: z.string() }),
+  z.looseObject({
+    kind: z.literal('write'),
+    path: z.string(),
+    diff: z.string(),
+    baseSha256: Sha256Hex.nullable(),
+    newSha256: Sha256Hex,
+  }),
+  z.looseObject({ kind: z.literal('path'), path: z.string(), access: z.string() }),
+]);
+export type ApprovalPreview = z.infer<typeof ApprovalPreview>;
+
+export const Approval = z.looseObject({
+  id: OpaqueId,
+  toolCallId: OpaqueId,
+  runId: OpaqueId,
+  state: ApprovalState,
+  name: z.string(),
+  input: z.unknown(),
+  workspace: z.string(),
+  inputDigest: Digest,
+  preview: ApprovalPreview,
+  reason: z.string(),
+  expiresAt: Millis,
+  decidedBy: z.string().nullable(),
+});
+export type Approval = z.infer<typeof Approval>;
+
+/** One persisted assistant message (`message.completed`). */
+export const Message = z.looseObject({
+  id: OpaqueId,
+  runId: OpaqueId,
+  text: z.string(),
+  reasoning: z.string().nullable(),
+  finishReason: z.string(),
+  usage: JsonObject.nullable(),
+  createdAt: Millis,
+});
+export type Message = z.infer<typeof Message>;
+
+export const Artifact = z.looseObject({
+  id: OpaqueId,
+  runId: OpaqueId,
+  toolCallId: OpaqueId.nullable(),
+  kind: z.string(),
+  name: z.string(),
+  bytes: z.number().int().nonnegative(),
+  sha256: Sha256Hex,
+  createdAt: Millis,
+});
+export type Artifact = z.infer<typeof Artifact>;
+
+export const Device = z.looseObject({
+  deviceId: PeerId,
+  name: z.string(),
+  platform: z.string(),
+  pairedAt: Millis,
+  lastSeenAt: Millis.nullable(),
+  revoked: z.boolean(),
+  current: z.boolean(),
+});
+export type Device = z.infer<typeof Device>;
+
+export const Workspace = z.looseObject({ name: z.string(), path: z.string() });
+export type Workspace = z.infer<typeof Workspace>;
+
+/** In-progress, not durable state attached to `run.get` and run snapshots. */
+export const LiveState = z.looseObject({
+  durable: z.literal(false),
+  messageId: OpaqueId.nullable(),
+  text: z.string(),
+  reasoning: z.string(),
+  outputs: z.array(
+    z.looseObject({ toolCallId: OpaqueId, offset: z.number().int(), text: z.string() }),
+  ),
+});
+export type LiveState = z.infer<typeof LiveState>;

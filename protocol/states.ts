@@ -1,0 +1,83 @@
+/**
+ * Run and tool-call state machines as data (PROTOCOL.md section 7). The host guards every
+ * state change with {@link canTransition}; terminal states are never rewritten.
+ */
+import { z } from 'zod';
+
+export const RUN_STATES = [
+  'queued',
+  'running',
+  'waiting_for_approval',
+  'cancelling',
+  'succeeded',
+  'failed',
+  'cancelled',
+  'interrupted',
+] as const;
+export const RunState = z.enum(RUN_STATES);
+export type RunState = z.infer<typeof RunState>;
+
+export const TOOL_CALL_STATES = [
+  'proposed',
+  'waiting_for_approval',
+  'ready',
+  'running',
+  'succeeded',
+  'failed',
+  'cancelled',
+  'unknown',
+] as const;
+export const ToolCallState = z.enum(TOOL_CALL_STATES);
+export type ToolCallState = z.infer<typeof ToolCallState>;
+
+export const APPROVAL_STATES = ['pending', 'approved', 'denied', 'expired', 'cancelled'] as const;
+export const ApprovalState = z.enum(APPROVAL_STATES);
+export type ApprovalState = z.infer<typeof ApprovalState>;
+
+/** Allowed run transitions. `interrupted` is reached only by recovery after the host died. */
+export const RUN_TRANSITIONS: Readonly<Record<RunState, readonly RunState[]>> = {
+  queued: ['running', 'cancelled'],
+  running: ['waiting_for_approval', 'cancelling', 'succeeded', 'failed', 'interrupted'],
+  waiting_for_approval: ['running', 'cancelling'],
+  cancelling: ['cancelled', 'interrupted'],
+  succeeded: [],
+  failed: [],
+  cancelled: [],
+  interrupted: [],
+};
+
+/** Allowed tool-call transitions. `unknown` means it may have started and nobody knows. */
+export const TOOL_CALL_TRANSITIONS: Readonly<Record<ToolCallState, readonly ToolCallState[]>> = {
+  proposed: ['waiting_for_approval', 'ready', 'failed', 'cancelled'],
+  waiting_for_approval: ['ready', 'failed', 'cancelled'],
+  ready: ['running', 'cancelled'],
+  running: ['succeeded', 'failed', 'cancelled', 'unknown'],
+  succeeded: [],
+  failed: [],
+  cancelled: [],
+  unknown: [],
+};
+
+type Machine = 'run' | 'toolCall';
+
+/** Whether `from → to` is a legal step of the given state machine. */
+export function canTransition(machine: 'run', from: RunState, to: RunState): boolean;
+export function canTransition(machine: 'toolCall', from: ToolCallState, to: ToolCallState): boolean;
+export function canTransition(machine: Machine, from: string, to: string): boolean {
+  const table: Readonly<Record<string, readonly string[]>> =
+    machine === 'run' ? RUN_TRANSITIONS : TOOL_CALL_TRANSITIONS;
+  return table[from]?.includes(to) ?? false;
+}
+
+export function isTerminalRunState(state: RunState): boolean {
+  return RUN_TRANSITIONS[state].length === 0;
+}
+
+export function isTerminalToolCallState(state: ToolCallState): boolean {
+  return TOOL_CALL_TRANSITIONS[state].length === 0;
+}
+
+/** Runs that hold their session: only one such run per session at a time. */
+export function isActiveRunState(state: RunState): boolean {
+  return state === 'running' || state === 'waiting_for_approval' || state === 'cancelling';
+}

@@ -1,0 +1,204 @@
+// One valid sample of every op's args and result, and of every event type's payload.
+import type { EventType, OpName } from '../../protocol/index.js';
+
+const digest = 'sha256:' + 'a'.repeat(64);
+const commandId = 'cmd_0123456789abcdef';
+const deviceId = 'u8P30MGO1ZkcbU5Wq4RG3g';
+const run = {
+  id: 'run_1',
+  sessionId: 'ses_1',
+  state: 'running',
+  input: { text: 'List the files' },
+  model: 'deepseek-chat',
+  createdAt: 1,
+  startedAt: 2,
+  finishedAt: null,
+  continuesRunId: null,
+  error: null,
+};
+const session = { id: 'ses_1', title: 'List', workspace: '/w', createdAt: 1, activeRunId: 'run_1' };
+const toolCall = {
+  id: 'tc_1',
+  runId: 'run_1',
+  name: 'run_command',
+  input: { command: 'npm test' },
+  inputDigest: digest,
+  state: 'waiting_for_approval',
+  startedAt: null,
+  finishedAt: null,
+  result: null,
+};
+const approval = {
+  id: 'apr_1',
+  toolCallId: 'tc_1',
+  runId: 'run_1',
+  state: 'pending',
+  name: 'run_command',
+  input: { command: 'npm test' },
+  workspace: '/w',
+  inputDigest: digest,
+  preview: { kind: 'command', command: 'npm test', cwd: '/w' },
+  reason: 'commands ask',
+  expiresAt: 99,
+  decidedBy: null,
+};
+const device = {
+  deviceId,
+  name: 'Test iPhone',
+  platform: 'ios',
+  pairedAt: 1,
+  lastSeenAt: null,
+  revoked: false,
+  current: true,
+};
+const runGet = {
+  run,
+  messages: [
+    {
+      id: 'msg_1',
+      runId: 'run_1',
+      text: 'hi',
+      reasoning: null,
+      finishReason: 'stop',
+      usage: null,
+      createdAt: 3,
+    },
+  ],
+  toolCalls: [toolCall],
+  approvals: [approval],
+  artifacts: [
+    {
+      id: 'art_1',
+      runId: 'run_1',
+      toolCallId: 'tc_1',
+      kind: 'diff',
+      name: 'a.ts.diff',
+      bytes: 10,
+      sha256: 'b'.repeat(64),
+      createdAt: 4,
+    },
+  ],
+  live: { durable: false, messageId: 'msg_2', text: 'partial', reasoning: '', outputs: [] },
+  cursor: 42,
+};
+const page = { text: 'abc', offset: 0, nextOffset: 3, eof: true, totalBytes: 3, truncated: false };
+
+export const opSamples: Record<OpName, { args: object; result: object }> = {
+  'host.info': {
+    args: {},
+    result: {
+      hostId: deviceId,
+      name: 'mac-mini',
+      version: '0.1.0',
+      protocol: 1,
+      instance: 'ins_1',
+      capabilities: ['runs'],
+      models: ['deepseek-chat'],
+      workspaces: [{ name: 'app', path: '/w' }],
+      limits: { maxFrameBytes: 1048576 },
+    },
+  },
+  'run.submit': {
+    args: { commandId, workspace: '/w', input: { text: 'List the files' }, model: 'deepseek-chat' },
+    result: { runId: 'run_1', sessionId: 'ses_1', state: 'queued', deduplicated: false },
+  },
+  'run.cancel': { args: { commandId, runId: 'run_1' }, result: { state: 'cancelling' } },
+  'run.continue': {
+    args: { commandId, runId: 'run_1', input: { text: 'go on' } },
+    result: { runId: 'run_2' },
+  },
+  'approval.respond': {
+    args: {
+      commandId,
+      approvalId: 'apr_1',
+      toolCallId: 'tc_1',
+      inputDigest: digest,
+      decision: 'approve',
+      note: 'ok',
+    },
+    result: { status: 'approved' },
+  },
+  'toolcall.reconcile': {
+    args: { commandId, toolCallId: 'tc_1', outcome: 'happened', note: 'I checked' },
+    result: {},
+  },
+  subscribe: {
+    args: { afterSeq: 10, scope: { runId: 'run_1' } },
+    result: { sub: 's1', mode: 'snapshot', cursor: 42, snapshot: runGet },
+  },
+  unsubscribe: { args: { sub: 's1' }, result: {} },
+  'sessions.list': {
+    args: { limit: 20, before: 'c1' },
+    result: { sessions: [session], next: 'c2' },
+  },
+  'runs.list': {
+    args: { sessionId: 'ses_1', states: ['running', 'queued'], limit: 50 },
+    result: { runs: [run] },
+  },
+  'run.get': { args: { runId: 'run_1' }, result: runGet },
+  'output.read': { args: { toolCallId: 'tc_1', offset: 0, limit: 4096 }, result: page },
+  'artifact.read': { args: { artifactId: 'art_1', offset: 0, limit: 262144 }, result: page },
+  'download.link': {
+    args: { artifactId: 'art_1' },
+    result: { url: 'https://mac.local:8443/v1/download/x', expiresAt: 60000 },
+  },
+  'devices.list': { args: {}, result: { devices: [device] } },
+  'device.revoke': { args: { commandId, deviceId }, result: {} },
+};
+
+export const eventSamples: Record<EventType, object> = {
+  'session.created': { title: 'List', workspace: '/w' },
+  'run.queued': {
+    input: { text: 'go' },
+    model: 'deepseek-chat',
+    commandId,
+    by: deviceId,
+    continuesRunId: 'run_0',
+  },
+  'run.started': {},
+  'model.request': { index: 0, model: 'deepseek-chat' },
+  'model.retry': { attempt: 2, maxAttempts: 5, delayMs: 1000, reason: 'rate_limit', status: 429 },
+  'message.completed': {
+    messageId: 'msg_1',
+    text: 'hi',
+    reasoning: 'thinking',
+    finishReason: 'tool_calls',
+    usage: { promptTokens: 10 },
+  },
+  'tool.proposed': { name: 'read_file', input: { path: 'a' }, inputDigest: digest },
+  'tool.approval_requested': {
+    approvalId: 'apr_1',
+    name: 'write_file',
+    input: { path: 'a', content: 'x', expectedSha256: null },
+    workspace: '/w',
+    inputDigest: digest,
+    reason: 'writes ask',
+    preview: { kind: 'write', path: 'a', diff: '+x', baseSha256: null, newSha256: 'c'.repeat(64) },
+    expiresAt: 99,
+  },
+  'tool.approval_resolved': { approvalId: 'apr_1', decision: 'denied', by: 'expiry' },
+  'tool.started': { attempt: 1 },
+  'tool.finished': {
+    status: 'succeeded',
+    summary: 'exit 0',
+    exitCode: 0,
+    signal: null,
+    bytes: 12,
+    truncated: false,
+  },
+  'tool.reconciled': { outcome: 'did_not_happen', by: deviceId, note: 'no file' },
+  'artifact.created': {
+    artifactId: 'art_1',
+    kind: 'diff',
+    name: 'a.diff',
+    bytes: 3,
+    sha256: 'd'.repeat(64),
+  },
+  'run.cancel_requested': { by: deviceId },
+  'run.finished': { state: 'failed', reason: 'model', error: { code: 'server', message: '500' } },
+  'session.idle': {},
+  'device.paired': { deviceId, name: 'Test iPhone' },
+  'device.revoked': { deviceId, name: 'Test iPhone' },
+  'host.started': { instance: 'ins_2', interruptedRuns: ['run_1'] },
+  'host.stopping': { instance: 'ins_2' },
+};
