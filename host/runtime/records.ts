@@ -1,0 +1,78 @@
+/**
+ * Stored rows → protocol records: what leaves the host carries no host-only fields.
+ */
+import type { Artifact, Device, Message, Run, ToolCall } from '../../protocol/index.js';
+import type {
+  StoredArtifact,
+  StoredDevice,
+  StoredMessage,
+  StoredRun,
+  StoredToolCall,
+} from '../store/index.js';
+
+export function runRecord(run: StoredRun): Run {
+  return {
+    id: run.id,
+    sessionId: run.sessionId,
+    state: run.state,
+    input: run.input,
+    model: run.model,
+    createdAt: run.createdAt,
+    startedAt: run.startedAt,
+    finishedAt: run.finishedAt,
+    continuesRunId: run.continuesRunId,
+    error: run.error,
+  };
+}
+
+export function toolCallRecord(call: StoredToolCall): ToolCall {
+  return {
+    id: call.id,
+    runId: call.runId,
+    name: call.name,
+    input: call.input,
+    inputDigest: call.inputDigest,
+    state: call.state,
+    startedAt: call.startedAt,
+    finishedAt: call.finishedAt,
+    result: call.result,
+  };
+}
+
+export function messageRecord(message: StoredMessage): Message {
+  return {
+    id: message.id,
+    runId: message.runId,
+    text: message.text,
+    reasoning: message.reasoning,
+    finishReason: message.finishReason,
+    usage: message.usage,
+    createdAt: message.createdAt,
+  };
+}
+
+export function artifactRecord(artifact: StoredArtifact): Artifact {
+  return {
+    id: artifact.id,
+    runId: artifact.runId,
+    toolCallId: artifact.toolCallId,
+    kind: artifact.kind,
+    name: artifact.name,
+    bytes: artifact.bytes,
+    sha256: artifact.sha256,
+    createdAt: artifact.createdAt,
+  };
+}
+
+/** `current` is true for the device asking. */
+export function deviceRecord(device: StoredDevice, currentDeviceId: string): Device {
+  return {
+    deviceId: device.deviceId,
+    name: device.name,
+    platform: device.platform,
+    pairedAt: device.pairedAt,
+    lastSeenAt: device.lastSeenAt,
+    revoked: device.revokedAt !== null,
+    current: device.deviceId === currentDeviceId,
+  };
+}

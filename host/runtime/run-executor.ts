@@ -1,0 +1,264 @@
+/**
+ * Executes one run: model → tools → model until the model stops, a budget ends it, it
+ * fails, or it is cancelled. Works from the store, so what it does next depends only on
+ * what has been committed.
+ */
+import { digest, type RunError } from '../../protocol/index.js';
+import type { ModelCompletion, ModelToolSpec } from '../model/index.js';
+import type { Store, StoredRun } from '../store/index.js';
+import { parseToolInput, type ToolDefinition } from '../tools/index.js';
+import { buildContext } from './context-builder.js';
+import type { LiveHub } from './live-hub.js';
+import { runModelTurn } from './model-turn.js';
+import { cancelUnstartedCall, runToolCall } from './tool-step.js';
+import { finishRun, finishToolCall, markSessionIdle, moveRun } from './transitions.js';
+import type { RuntimeLimits, RuntimeModel } from './types.js';
+
+export interface ExecutorDeps {
+  store: Store;
+  live: LiveHub;
+  model: RuntimeModel | null;
+  tools: ReadonlyMap<string, ToolDefinition<unknown>>;
+  limits: RuntimeLimits;
+}
+
+type Outcome = { state: 'succeeded' } | { state: 'failed'; error: RunError };
+type StopReason = 'cancel' | 'wall_time';
+
+const UNSTARTED = new Set(['proposed', 'waiting_for_approval', 'ready']);
+
+/** The tool input as recorded: parsed JSON when it parses, else the raw text. */
+function recordedInput(raw: string): unknown {
+  try {
+    return JSON.parse(raw) as unknown;
+  } catch {
+    return raw;
+  }
+}
+
+export class RunExecutor {
+  private readonly controller = new AbortController();
+  private stopReason: StopReason | null = null;
+
+  constructor(
+    private readonly deps: ExecutorDeps,
+    readonly runId: string,
+  ) {}
+
+  /** Stops the run: aborts the model request and the running tool; no tool starts after. */
+  stop(reason: StopReason): void {
+    this.stopReason ??= reason;
+    this.controller.abort();
+  }
+
+  async execute(): Promise<void> {
+    const timer = setTimeout(() => this.stop('wall_time'), this.deps.limits.runWallTimeMs);
+    try {
+      const outcome = await this.loop();
+      this.finish(outcome);
+    } catch (error) {
+      this.finish({
+        state: 'failed',
+        error: {
+          code: 'internal',
+          message: error instanceof Error ? error.message : String(error),
+        },
+      });
+      throw error;
+    } finally {
+      clearTimeout(timer);
+      this.deps.live.endRun(this.runId);
+    }
+  }
+
+  private run(): StoredRun {
+    const run = this.deps.store.runs.getRun(this.runId);
+    if (run === undefined) throw new Error(`no run ${this.runId}`);
+    return run;
+  }
+
+  private async loop(): Promise<Outcome> {
+    const { store, model, limits } = this.deps;
+    const run = this.run();
+    const workspace = store.runs.getSession(run.sessionId)?.workspace;
+    if (workspace === undefined) throw new Error(`run ${run.id} has no session`);
+    if (model === null || run.model === null) {
+      return {
+        state: 'failed',
+        error: {
+          code: 'model_not_configured',
+          message:
+            'no model is configured: set TETHER_MODEL_BASE_URL, TETHER_MODEL and TETHER_MODEL_API_KEY (or DEEPSEEK_API_KEY) and restart the host',
+        },
+      };
+    }
+    const specs: ModelToolSpec[] = [...this.deps.tools.values()].map((tool) => ({
+      name: tool.name,
+      description: tool.description,
+      parameters: tool.parameters,
+    }));
+    const signal = this.controller.signal;
+    for (;;) {
+      for (const call of store.tools.listToolCalls(run.id)) {
+        if (call.state !== 'proposed') continue;
+        if (this.stopReason !== null) continue;
+        await runToolCall(
+          {
+            store,
+            tools: this.deps.tools,
+            workspace,
+            toolResultMaxChars: limits.toolResultMaxChars,
+            signal,
+          },
+          call,
+        );
+      }
+      if (this.stopReason !== null) return this.stoppedOutcome();
+      const turn = store.runs.listMessages(run.id).length;
+      if (turn >= limits.maxModelTurns) {
+        return {
+          state: 'failed',
+          error: {
+            code: 'budget_exhausted',
+            message: `the run used its ${limits.maxModelTurns} model turns`,
+          },
+        };
+      }
+      const outcome = await runModelTurn(
+        { store, adapter: model.adapter, live: this.deps.live, signal },
+        run,
+        turn,
+        {
+          model: run.model,
+          messages: buildContext(store, run, workspace, limits.contextMaxChars),
+          tools: specs,
+        },
+      );
+      if (outcome.kind === 'failed') {
+        if (this.stopReason !== null) return this.stoppedOutcome();
+        return {
+          state: 'failed',
+          error: { code: outcome.failure.class, message: outcome.failure.message },
+        };
+      }
+      const calls = this.recordMessage(run, workspace, outcome.messageId, outcome.completion);
+      if (calls === 0) return { state: 'succeeded' };
+    }
+  }
+
+  private stoppedOutcome(): Outcome {
+    if (this.stopReason === 'wall_time') {
+      return {
+        state: 'failed',
+        error: {
+          code: 'wall_time_exceeded',
+          message: `the run took longer than ${this.deps.limits.runWallTimeMs} ms`,
+        },
+      };
+    }
+    // A cancelled run ends as cancelled in finish(), whatever this says.
+    return { state: 'failed', error: { code: 'cancelled', message: 'cancelled' } };
+  }
+
+  /** Persists the message and its tool calls in one transaction. Returns how many calls. */
+  private recordMessage(
+    run: StoredRun,
+    workspace: string,
+    messageId: string,
+    completion: ModelCompletion,
+  ): number {
+    const { store, tools } = this.deps;
+    return store.write((tx) => {
+      const usage = completion.usage === undefined ? null : { ...completion.usage };
+      store.runs.insertMessage({
+        id: messageId,
+        runId: run.id,
+        text: completion.text,
+        reasoning: completion.reasoning ?? null,
+        finishReason: completion.finishReason,
+        usage,
+        createdAt: tx.at,
+        native: completion.native,
+        toolCalls: completion.toolCalls,
+      });
+      tx.append({
+        type: 'message.completed',
+        sessionId: run.sessionId,
+        runId: run.id,
+        payload: {
+          messageId,
+          text: completion.text,
+          finishReason: completion.finishReason,
+          ...(completion.reasoning === undefined ? {} : { reasoning: completion.reasoning }),
+          ...(usage === null ? {} : { usage }),
+        },
+      });
+      completion.toolCalls.forEach((modelCall, position) => {
+        const tool = tools.get(modelCall.name);
+        const parsed = tool
+          ? parseToolInput(tool, modelCall.arguments)
+          : { ok: false as const, message: `there is no tool named ${modelCall.name}` };
+        const input = parsed.ok ? parsed.input : recordedInput(modelCall.arguments);
+        const call = {
+          id: `tc_${messageId.slice(4)}_${position}`,
+          runId: run.id,
+          name: modelCall.name,
+          input,
+          inputDigest: digest({ tool: modelCall.name, input, workspace }),
+          state: 'proposed' as const,
+          startedAt: null,
+          finishedAt: null,
+          result: null,
+          messageId,
+          modelCallId: modelCall.id,
+          position,
+          attempt: 0,
+          createdAt: tx.at,
+          modelContent: null,
+          output: null,
+          processGroup: null,
+        };
+        store.tools.insertToolCall(call);
+        tx.append({
+          type: 'tool.proposed',
+          sessionId: run.sessionId,
+          runId: run.id,
+          toolCallId: call.id,
+          payload: { name: call.name, input, inputDigest: call.inputDigest },
+        });
+        if (!parsed.ok) {
+          const error = { code: 'invalid_input', message: parsed.message };
+          finishToolCall(
+            store,
+            call,
+            tx,
+            { status: 'failed', summary: `invalid call of ${modelCall.name}`, error },
+            { modelContent: `error (invalid_input): ${parsed.message}` },
+          );
+        }
+      });
+      return completion.toolCalls.length;
+    });
+  }
+
+  /** Ends the run, then, with everything flushed and released, records `session.idle`. */
+  private finish(outcome: Outcome): void {
+    const { store } = this.deps;
+    for (const call of store.tools.listToolCalls(this.runId)) {
+      if (UNSTARTED.has(call.state))
+        cancelUnstartedCall(store, call, 'the run ended before this tool started');
+    }
+    store.write((tx) => {
+      let run = this.run();
+      if (this.stopReason === 'cancel' || run.state === 'cancelling') {
+        if (run.state !== 'cancelling') run = moveRun(store, run, 'cancelling', tx);
+        finishRun(store, run, 'cancelled', tx, { reason: 'cancelled' });
+      } else if (outcome.state === 'succeeded') {
+        finishRun(store, run, 'succeeded', tx);
+      } else {
+        finishRun(store, run, 'failed', tx, { reason: outcome.error.code, error: outcome.error });
+      }
+    });
+    store.write((tx) => markSessionIdle(store, this.run(), tx));
+  }
+}

@@ -1,0 +1,75 @@
+/**
+ * Starts queued runs in FIFO order when their session is free and the host has room:
+ * one active run per session, at most `maxActiveRuns` executing on the host.
+ */
+import type { Store } from '../store/index.js';
+import { RunExecutor, type ExecutorDeps } from './run-executor.js';
+import { moveRun } from './transitions.js';
+
+export class RunScheduler {
+  private readonly executing = new Map<string, RunExecutor>();
+  private readonly finished = new Set<Promise<void>>();
+  private accepting = true;
+
+  constructor(
+    private readonly deps: ExecutorDeps,
+    private readonly reportError: (error: unknown) => void,
+  ) {}
+
+  /** The executor of a run in progress, if it is executing now. */
+  executor(runId: string): RunExecutor | undefined {
+    return this.executing.get(runId);
+  }
+
+  /** Starts every queued run that may start now. Synchronous: claims commit before it returns. */
+  kick(): void {
+    const { store, limits } = this.deps;
+    while (this.accepting && this.executing.size < limits.maxActiveRuns) {
+      const next = this.claimNext(store);
+      if (next === undefined) return;
+      const executor = new RunExecutor(this.deps, next);
+      this.executing.set(next, executor);
+      const done = executor
+        .execute()
+        .catch((error: unknown) => this.reportError(error))
+        .finally(() => {
+          this.executing.delete(next);
+          this.finished.delete(done);
+          this.kick();
+        });
+      this.finished.add(done);
+    }
+  }
+
+  /** Stops starting runs, stops the executing ones as `reason`, and waits for them to end. */
+  async drain(timeoutMs: number): Promise<void> {
+    this.accepting = false;
+    for (const executor of this.executing.values()) executor.stop('cancel');
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, timeoutMs);
+    });
+    await Promise.race([Promise.allSettled([...this.finished]), timeout]);
+    clearTimeout(timer);
+  }
+
+  /** Wait for every executing run to end (tests and shutdown). */
+  async idle(): Promise<void> {
+    while (this.finished.size > 0) await Promise.allSettled([...this.finished]);
+  }
+
+  private claimNext(store: Store): string | undefined {
+    return store.write((tx) => {
+      const queued = store.runs.listRuns({ states: ['queued'], limit: 500, order: 'oldest' });
+      for (const run of queued) {
+        const session = store.runs.getSession(run.sessionId);
+        if (session === undefined || session.activeRunId !== null) continue;
+        moveRun(store, run, 'running', tx);
+        store.runs.setActiveRun(run.sessionId, run.id);
+        tx.append({ type: 'run.started', sessionId: run.sessionId, runId: run.id, payload: {} });
+        return run.id;
+      }
+      return undefined;
+    });
+  }
+}

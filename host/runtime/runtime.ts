@@ -1,0 +1,159 @@
+/**
+ * The runtime: the API the server (and the CLI, and tests) drive. It owns the scheduler,
+ * the executors and the live stream; every fact goes through the store.
+ */
+import type { OpArgs, OpResult, RunGetResult, Workspace } from '../../protocol/index.js';
+import { newId, type Store } from '../store/index.js';
+import { readOnlyTools, type ToolDefinition } from '../tools/index.js';
+import { LiveHub } from './live-hub.js';
+import { recover, type RecoveryReport } from './recovery.js';
+import {
+  cancelRun,
+  continueRun,
+  reconcileToolCall,
+  settleCancelledRun,
+  submitRun,
+  type CommandContext,
+} from './run-commands.js';
+import { RunQueries } from './run-queries.js';
+import { RunScheduler } from './run-scheduler.js';
+import { openSubscription, type Subscription } from './subscriptions.js';
+import {
+  DEFAULT_LIMITS,
+  type Actor,
+  type LiveListener,
+  type RuntimeLimits,
+  type RuntimeModel,
+  type RuntimeOptions,
+} from './types.js';
+
+export class Runtime {
+  /** Changes at every start: a remote seeing a new one knows the host restarted. */
+  readonly instance = newId('ins');
+  readonly limits: RuntimeLimits;
+  readonly workspaces: readonly Workspace[];
+  readonly model: RuntimeModel | null;
+  private readonly live = new LiveHub();
+  private readonly queries: RunQueries;
+  private readonly scheduler: RunScheduler;
+  private readonly commands: CommandContext;
+  private started = false;
+
+  constructor(
+    readonly store: Store,
+    options: RuntimeOptions,
+    private readonly reportError: (error: unknown) => void = (error) => console.error(error),
+  ) {
+    this.limits = { ...DEFAULT_LIMITS, ...options.limits };
+    this.workspaces = options.workspaces;
+    this.model = options.model;
+    const tools = new Map<string, ToolDefinition<unknown>>();
+    for (const tool of options.tools ?? readOnlyTools) tools.set(tool.name, tool);
+    this.queries = new RunQueries(store, this.live);
+    this.scheduler = new RunScheduler(
+      { store, live: this.live, model: options.model, tools, limits: this.limits },
+      reportError,
+    );
+    this.commands = { store, model: options.model, workspaces: options.workspaces };
+  }
+
+  /** Recovers what a previous host left, records `host.started`, and starts queued runs. */
+  start(): RecoveryReport {
+    if (this.started) throw new Error('the runtime is already started');
+    this.started = true;
+    const report = recover(this.store, this.instance);
+    this.scheduler.kick();
+    return report;
+  }
+
+  /**
+   * Graceful stop: no new runs start, active runs are cancelled (recorded as such), and
+   * after at most `timeoutMs` `host.stopping` is recorded. Runs that did not end in time
+   * are left for recovery at the next start to mark `interrupted`.
+   */
+  async stop(timeoutMs = 10_000): Promise<void> {
+    const active = this.store.runs.listRuns({ states: ['running'], limit: 1000 });
+    for (const run of active) {
+      if (this.scheduler.executor(run.id) === undefined) continue;
+      this.cancel({ commandId: `shutdown-${this.instance}-${run.id}`, runId: run.id }, 'host');
+    }
+    await this.scheduler.drain(timeoutMs);
+    this.store.write((tx) =>
+      tx.append({ type: 'host.stopping', payload: { instance: this.instance } }),
+    );
+  }
+
+  submit(args: OpArgs<'run.submit'>, by: Actor): OpResult<'run.submit'> {
+    const result = submitRun(this.commands, args, by);
+    if (!result.deduplicated) this.scheduler.kick();
+    return result;
+  }
+
+  cancel(args: OpArgs<'run.cancel'>, by: Actor): OpResult<'run.cancel'> {
+    const result = cancelRun(this.commands, args, by);
+    if (result.state === 'cancelling') {
+      const executor = this.scheduler.executor(args.runId);
+      if (executor === undefined) settleCancelledRun(this.store, args.runId);
+      else executor.stop('cancel');
+    }
+    this.scheduler.kick();
+    return result;
+  }
+
+  continueRun(args: OpArgs<'run.continue'>, by: Actor): OpResult<'run.continue'> {
+    const result = continueRun(this.commands, args, by);
+    this.scheduler.kick();
+    return result;
+  }
+
+  reconcile(args: OpArgs<'toolcall.reconcile'>, by: Actor): OpResult<'toolcall.reconcile'> {
+    return reconcileToolCall(this.commands, args, by);
+  }
+
+  getRun(runId: string): RunGetResult {
+    return this.queries.getRun(runId);
+  }
+
+  listRuns(args: OpArgs<'runs.list'>): OpResult<'runs.list'> {
+    return this.queries.listRuns(args);
+  }
+
+  listSessions(args: OpArgs<'sessions.list'>): OpResult<'sessions.list'> {
+    return this.queries.listSessions(args);
+  }
+
+  readOutput(args: OpArgs<'output.read'>): OpResult<'output.read'> {
+    return this.queries.readOutput(args);
+  }
+
+  readArtifact(args: OpArgs<'artifact.read'>): OpResult<'artifact.read'> {
+    return this.queries.readArtifact(args);
+  }
+
+  /**
+   * Subscribes to committed events after `afterSeq` in `scope` (PROTOCOL.md 6.3). `by` is
+   * the device asking, marked `current` in the snapshot's devices.
+   */
+  subscribe(args: OpArgs<'subscribe'>, by: Actor): Subscription {
+    const scope = args.scope ?? {};
+    return openSubscription(
+      this.store,
+      { ...(args.afterSeq === undefined ? {} : { afterSeq: args.afterSeq }), scope },
+      () => {
+        if ('runId' in scope) return this.queries.getRun(scope.runId);
+        if ('sessionId' in scope) return this.queries.sessionOverview(scope.sessionId);
+        return this.queries.overview(by);
+      },
+    );
+  }
+
+  /** Hears previews and output tails: not durable, never history. */
+  onLive(listener: LiveListener): () => void {
+    return this.live.listen(listener);
+  }
+
+  /** Resolves when no run is executing (tests and shutdown). */
+  whenIdle(): Promise<void> {
+    return this.scheduler.idle();
+  }
+}

@@ -1,0 +1,53 @@
+/**
+ * Contracts of host/runtime/: its configuration and the ephemeral stream it publishes.
+ */
+import type { OutputMessage, PreviewMessage, Workspace } from '../../protocol/index.js';
+import type { ModelAdapter } from '../model/index.js';
+import type { ToolDefinition } from '../tools/index.js';
+
+/** Budgets and bounds of every run. */
+export interface RuntimeLimits {
+  /** Runs executing at once on the host (waiting for approval does not count). */
+  maxActiveRuns: number;
+  /** Model requests in one run before it fails with `budget_exhausted`. */
+  maxModelTurns: number;
+  /** Wall time of one run before it fails with `wall_time_exceeded`. */
+  runWallTimeMs: number;
+  /** Characters of one tool result given to the model (head and tail kept). */
+  toolResultMaxChars: number;
+  /** Characters of context sent to the model; earlier runs are dropped first. */
+  contextMaxChars: number;
+}
+
+export const DEFAULT_LIMITS: RuntimeLimits = {
+  maxActiveRuns: 1,
+  maxModelTurns: 50,
+  runWallTimeMs: 2 * 60 * 60 * 1000,
+  toolResultMaxChars: 16_000,
+  contextMaxChars: 400_000,
+};
+
+/** The model the runtime talks to; null when none is configured. */
+export interface RuntimeModel {
+  adapter: ModelAdapter;
+  /** The default model name, and every name a run may ask for. */
+  name: string;
+  available: readonly string[];
+}
+
+export interface RuntimeOptions {
+  model: RuntimeModel | null;
+  /** Workspaces the user allowed, real paths; the first is the default. */
+  workspaces: readonly Workspace[];
+  limits?: Partial<RuntimeLimits>;
+  /** Tools the model may call; the read-only tools by default. */
+  tools?: readonly ToolDefinition<unknown>[];
+  now?: () => number;
+}
+
+/** Not durable: streaming text and output tails, for whoever is watching now. */
+export type LiveMessage = PreviewMessage | OutputMessage;
+export type LiveListener = (message: LiveMessage) => void;
+
+/** Who asked for something: a deviceId, or `local` for the host's own CLI. */
+export type Actor = string;

@@ -1,0 +1,85 @@
+/**
+ * Opening the SQLite file: durability pragmas, version checks and migrations.
+ */
+import { mkdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import Database from 'better-sqlite3';
+import { MIGRATIONS, SCHEMA_VERSION, type Migration } from './migrations.js';
+
+export type Db = Database.Database;
+
+/** Thrown when the database cannot be used as it is; the message says what to do. */
+export class StoreOpenError extends Error {
+  override readonly name = 'StoreOpenError';
+}
+
+function appliedVersion(db: Db): number {
+  const table = db
+    .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'")
+    .get();
+  if (table === undefined) return 0;
+  const row = db.prepare('SELECT MAX(version) AS version FROM schema_migrations').get() as {
+    version: number | null;
+  };
+  return row.version ?? 0;
+}
+
+function applyMigration(db: Db, migration: Migration, now: number): void {
+  db.transaction(() => {
+    db.exec(migration.sql);
+    db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(
+      migration.version,
+      migration.name,
+      now,
+    );
+  }).immediate();
+}
+
+/**
+ * Opens (or creates) the database at `path` in WAL mode with `synchronous=FULL`, foreign
+ * keys and a busy timeout, then applies pending migrations, each in a transaction, after an
+ * online backup of an existing database into `backups/` beside it.
+ */
+export async function openDatabase(path: string, now = Date.now()): Promise<Db> {
+  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+  let db: Db;
+  try {
+    db = new Database(path);
+    db.pragma('journal_mode = WAL');
+  } catch (cause) {
+    throw new StoreOpenError(`cannot open the database ${path}: ${String(cause)}`, { cause });
+  }
+  try {
+    db.pragma('synchronous = FULL');
+    db.pragma('foreign_keys = ON');
+    db.pragma('busy_timeout = 5000');
+    const integrity = db.pragma('quick_check', { simple: true });
+    if (integrity !== 'ok') {
+      throw new StoreOpenError(
+        `the database ${path} is damaged (${String(integrity)}); restore a copy from ${join(dirname(path), 'backups')} or move it away to start fresh`,
+      );
+    }
+    db.exec(
+      'CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)',
+    );
+    const version = appliedVersion(db);
+    if (version > SCHEMA_VERSION) {
+      throw new StoreOpenError(
+        `the database ${path} has schema version ${version}, newer than this Tether understands (${SCHEMA_VERSION}); run a newer Tether`,
+      );
+    }
+    const pending = MIGRATIONS.filter((migration) => migration.version > version);
+    if (pending.length > 0 && version > 0) {
+      const backupDir = join(dirname(path), 'backups');
+      mkdirSync(backupDir, { recursive: true, mode: 0o700 });
+      await db.backup(join(backupDir, `tether-v${version}-${now}.db`));
+    }
+    for (const migration of pending) applyMigration(db, migration, now);
+    return db;
+  } catch (error) {
+    db.close();
+    if (error instanceof StoreOpenError) throw error;
+    const message = error instanceof Error ? error.message : String(error);
+    throw new StoreOpenError(`cannot use the database ${path}: ${message}`, { cause: error });
+  }
+}

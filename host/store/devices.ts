@@ -1,0 +1,77 @@
+/**
+ * Paired devices: their public keys, names and whether they were revoked.
+ */
+import type { Db } from './database.js';
+
+export interface StoredDevice {
+  deviceId: string;
+  devicePk: Uint8Array;
+  name: string;
+  platform: string;
+  pairedAt: number;
+  lastSeenAt: number | null;
+  revokedAt: number | null;
+}
+
+interface DeviceRow {
+  device_id: string;
+  device_pk: Buffer;
+  name: string;
+  platform: string;
+  paired_at: number;
+  last_seen_at: number | null;
+  revoked_at: number | null;
+}
+
+function toDevice(row: DeviceRow): StoredDevice {
+  return {
+    deviceId: row.device_id,
+    devicePk: new Uint8Array(row.device_pk),
+    name: row.name,
+    platform: row.platform,
+    pairedAt: row.paired_at,
+    lastSeenAt: row.last_seen_at,
+    revokedAt: row.revoked_at,
+  };
+}
+
+export class Devices {
+  constructor(private readonly db: Db) {}
+
+  insert(device: StoredDevice): void {
+    this.db
+      .prepare(
+        'INSERT INTO devices (device_id, device_pk, name, platform, paired_at, last_seen_at, revoked_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+      )
+      .run(
+        device.deviceId,
+        Buffer.from(device.devicePk),
+        device.name,
+        device.platform,
+        device.pairedAt,
+        device.lastSeenAt,
+        device.revokedAt,
+      );
+  }
+
+  get(deviceId: string): StoredDevice | undefined {
+    const row = this.db.prepare('SELECT * FROM devices WHERE device_id = ?').get(deviceId) as
+      DeviceRow | undefined;
+    return row && toDevice(row);
+  }
+
+  list(): StoredDevice[] {
+    const rows = this.db.prepare('SELECT * FROM devices ORDER BY paired_at').all() as DeviceRow[];
+    return rows.map(toDevice);
+  }
+
+  revoke(deviceId: string, at: number): void {
+    this.db
+      .prepare('UPDATE devices SET revoked_at = ? WHERE device_id = ? AND revoked_at IS NULL')
+      .run(at, deviceId);
+  }
+
+  touch(deviceId: string, at: number): void {
+    this.db.prepare('UPDATE devices SET last_seen_at = ? WHERE device_id = ?').run(at, deviceId);
+  }
+}

@@ -1,0 +1,101 @@
+/**
+ * The append-only event log. Seq is assigned by SQLite inside the committing transaction.
+ */
+import type { Statement } from 'better-sqlite3';
+import { parseWith, Event, type NewEvent } from '../../protocol/index.js';
+import type { Db } from './database.js';
+import { newId } from './ids.js';
+
+interface EventRow {
+  seq: number;
+  id: string;
+  type: string;
+  at: number;
+  session_id: string | null;
+  run_id: string | null;
+  tool_call_id: string | null;
+  payload_json: string;
+}
+
+/** Which events a reader wants: all, one session's, or one run's. */
+export type EventScope = { sessionId: string } | { runId: string } | Record<string, never>;
+
+function toEvent(row: EventRow): Event {
+  return parseWith(
+    Event,
+    {
+      v: 1,
+      seq: row.seq,
+      id: row.id,
+      type: row.type,
+      at: row.at,
+      sessionId: row.session_id,
+      runId: row.run_id,
+      toolCallId: row.tool_call_id,
+      payload: JSON.parse(row.payload_json) as unknown,
+    },
+    `stored event ${row.seq}`,
+  ) as Event;
+}
+
+export class EventLog {
+  private readonly insert: Statement;
+  private readonly headStatement: Statement<[], { seq: number | null }>;
+
+  constructor(private readonly db: Db) {
+    this.insert = db.prepare(
+      'INSERT INTO events (id, type, at, session_id, run_id, tool_call_id, payload_json) VALUES (?, ?, ?, ?, ?, ?, ?)',
+    );
+    this.headStatement = db.prepare('SELECT MAX(seq) AS seq FROM events');
+  }
+
+  /** Appends inside the caller's write transaction; the event is not visible until commit. */
+  append(event: NewEvent, at: number): Event {
+    if (!this.db.inTransaction) throw new Error('events are appended inside a write transaction');
+    const id = newId('evt');
+    const info = this.insert.run(
+      id,
+      event.type,
+      at,
+      event.sessionId ?? null,
+      event.runId ?? null,
+      event.toolCallId ?? null,
+      JSON.stringify(event.payload),
+    );
+    return {
+      v: 1,
+      seq: Number(info.lastInsertRowid),
+      id,
+      type: event.type,
+      at,
+      sessionId: event.sessionId ?? null,
+      runId: event.runId ?? null,
+      toolCallId: event.toolCallId ?? null,
+      payload: event.payload,
+    } as Event;
+  }
+
+  /** The highest committed seq, 0 when the log is empty. */
+  head(): number {
+    return this.headStatement.get()?.seq ?? 0;
+  }
+
+  /** Committed events with `seq > afterSeq` in scope, ascending, at most `limit`. */
+  after(afterSeq: number, scope: EventScope = {}, limit = 1000): Event[] {
+    let rows: EventRow[];
+    if ('runId' in scope) {
+      rows = this.db
+        .prepare('SELECT * FROM events WHERE run_id = ? AND seq > ? ORDER BY seq LIMIT ?')
+        .all(scope.runId, afterSeq, limit) as EventRow[];
+    } else if ('sessionId' in scope) {
+      rows = this.db
+        .prepare('SELECT * FROM events WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?')
+        .all(scope.sessionId, afterSeq, limit) as EventRow[];
+    } else {
+      rows = this.db
+        .prepare('SELECT * FROM events WHERE seq > ? ORDER BY seq LIMIT ?')
+        .all(afterSeq, limit) as EventRow[];
+    }
+    return rows.map(toEvent);
+  }
+}

@@ -1,0 +1,14 @@
+/**
+ * host/store/: the SQLite store, the only writer of Tether's facts.
+ */
+export { Store, commandArgsDigest } from './store.js';
+export type { WriteContext, CommitListener, StoreOptions, CommandInput } from './store.js';
+export { StoreOpenError } from './database.js';
+export type { EventScope } from './event-log.js';
+export type { StoredRun, StoredMessage, PageCursor } from './sessions-and-runs.js';
+export type { StoredToolCall, StoredArtifact, OutputFile } from './tool-records.js';
+export { newId } from './ids.js';
+export { SCHEMA_VERSION } from './migrations.js';
+export { writeDurableFile, readFilePage } from './output-files.js';
+export type { FilePage } from './output-files.js';
+export type { StoredDevice } from './devices.js';

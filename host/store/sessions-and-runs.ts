@@ -1,0 +1,266 @@
+/**
+ * Rows of sessions, runs and assistant messages, and their protocol records.
+ */
+import { z } from 'zod';
+import {
+  RunError,
+  type Message,
+  type Run,
+  type RunState,
+  type Session,
+} from '../../protocol/index.js';
+import { JsonRecord, readJsonColumn } from './json-column.js';
+import type { Db } from './database.js';
+
+interface SessionRow {
+  id: string;
+  title: string;
+  workspace: string;
+  created_at: number;
+  active_run_id: string | null;
+}
+
+interface RunRow {
+  id: string;
+  session_id: string;
+  state: RunState;
+  input_json: string;
+  model: string | null;
+  created_at: number;
+  started_at: number | null;
+  finished_at: number | null;
+  continues_run_id: string | null;
+  error_json: string | null;
+  command_id: string | null;
+  created_by: string;
+  idle_at: number | null;
+}
+
+interface MessageRow {
+  id: string;
+  run_id: string;
+  text: string;
+  reasoning: string | null;
+  finish_reason: string;
+  usage_json: string | null;
+  native_json: string;
+  tool_calls_json: string;
+  created_at: number;
+}
+
+/** An assistant message as the model produced it, with what the provider needs back. */
+export interface StoredMessage extends Message {
+  native: Record<string, unknown>;
+  toolCalls: { id: string; name: string; arguments: string }[];
+}
+
+/** A run with the host-only facts the protocol record leaves out. */
+export interface StoredRun extends Run {
+  commandId: string | null;
+  createdBy: string;
+  idleAt: number | null;
+}
+
+const ModelToolCalls = z.array(
+  z.object({ id: z.string(), name: z.string(), arguments: z.string() }),
+);
+
+function toSession(row: SessionRow): Session {
+  return {
+    id: row.id,
+    title: row.title,
+    workspace: row.workspace,
+    createdAt: row.created_at,
+    activeRunId: row.active_run_id,
+  };
+}
+
+function toRun(row: RunRow): StoredRun {
+  return {
+    id: row.id,
+    sessionId: row.session_id,
+    state: row.state,
+    input: readJsonColumn(z.looseObject({ text: z.string() }), row.input_json, 'run input'),
+    model: row.model,
+    createdAt: row.created_at,
+    startedAt: row.started_at,
+    finishedAt: row.finished_at,
+    continuesRunId: row.continues_run_id,
+    error: row.error_json === null ? null : readJsonColumn(RunError, row.error_json, 'run error'),
+    commandId: row.command_id,
+    createdBy: row.created_by,
+    idleAt: row.idle_at,
+  };
+}
+
+function toMessage(row: MessageRow): StoredMessage {
+  return {
+    id: row.id,
+    runId: row.run_id,
+    text: row.text,
+    reasoning: row.reasoning,
+    finishReason: row.finish_reason,
+    usage: row.usage_json === null ? null : readJsonColumn(JsonRecord, row.usage_json, 'usage'),
+    createdAt: row.created_at,
+    native: readJsonColumn(JsonRecord, row.native_json, 'native fields'),
+    toolCalls: readJsonColumn(ModelToolCalls, row.tool_calls_json, 'message tool calls'),
+  };
+}
+
+/** Page cursor: rows created before (createdAt, id). */
+export interface PageCursor {
+  createdAt: number;
+  id: string;
+}
+
+export class SessionsAndRuns {
+  constructor(private readonly db: Db) {}
+
+  insertSession(session: Session): void {
+    this.db
+      .prepare(
+        'INSERT INTO sessions (id, title, workspace, created_at, active_run_id) VALUES (?, ?, ?, ?, ?)',
+      )
+      .run(session.id, session.title, session.workspace, session.createdAt, session.activeRunId);
+  }
+
+  getSession(id: string): Session | undefined {
+    const row = this.db.prepare('SELECT * FROM sessions WHERE id = ?').get(id) as
+      SessionRow | undefined;
+    return row && toSession(row);
+  }
+
+  setActiveRun(sessionId: string, runId: string | null): void {
+    this.db.prepare('UPDATE sessions SET active_run_id = ? WHERE id = ?').run(runId, sessionId);
+  }
+
+  listSessions(limit: number, before?: PageCursor): Session[] {
+    const rows = (
+      before
+        ? this.db
+            .prepare(
+              'SELECT * FROM sessions WHERE (created_at, id) < (?, ?) ORDER BY created_at DESC, id DESC LIMIT ?',
+            )
+            .all(before.createdAt, before.id, limit)
+        : this.db
+            .prepare('SELECT * FROM sessions ORDER BY created_at DESC, id DESC LIMIT ?')
+            .all(limit)
+    ) as SessionRow[];
+    return rows.map(toSession);
+  }
+
+  insertRun(run: StoredRun): void {
+    this.db
+      .prepare(
+        `INSERT INTO runs (id, session_id, state, input_json, model, created_at, started_at,
+           finished_at, continues_run_id, error_json, command_id, created_by, idle_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      )
+      .run(
+        run.id,
+        run.sessionId,
+        run.state,
+        JSON.stringify(run.input),
+        run.model,
+        run.createdAt,
+        run.startedAt,
+        run.finishedAt,
+        run.continuesRunId,
+        run.error === null ? null : JSON.stringify(run.error),
+        run.commandId,
+        run.createdBy,
+        run.idleAt,
+      );
+  }
+
+  getRun(id: string): StoredRun | undefined {
+    const row = this.db.prepare('SELECT * FROM runs WHERE id = ?').get(id) as RunRow | undefined;
+    return row && toRun(row);
+  }
+
+  /** Writes the run's state and the timestamps and error that go with it. */
+  updateRun(
+    id: string,
+    change: Partial<Pick<StoredRun, 'state' | 'startedAt' | 'finishedAt' | 'error' | 'idleAt'>>,
+  ): void {
+    const run = this.getRun(id);
+    if (run === undefined) throw new Error(`no run ${id}`);
+    const next = { ...run, ...change };
+    this.db
+      .prepare(
+        'UPDATE runs SET state = ?, started_at = ?, finished_at = ?, error_json = ?, idle_at = ? WHERE id = ?',
+      )
+      .run(
+        next.state,
+        next.startedAt,
+        next.finishedAt,
+        next.error === null ? null : JSON.stringify(next.error),
+        next.idleAt,
+        id,
+      );
+  }
+
+  listRuns(filter: {
+    sessionId?: string;
+    states?: readonly RunState[];
+    limit: number;
+    before?: PageCursor;
+    order?: 'newest' | 'oldest';
+  }): StoredRun[] {
+    const where: string[] = [];
+    const params: unknown[] = [];
+    if (filter.sessionId !== undefined) {
+      where.push('session_id = ?');
+      params.push(filter.sessionId);
+    }
+    if (filter.states !== undefined && filter.states.length > 0) {
+      where.push(`state IN (${filter.states.map(() => '?').join(', ')})`);
+      params.push(...filter.states);
+    }
+    if (filter.before !== undefined) {
+      where.push('(created_at, id) < (?, ?)');
+      params.push(filter.before.createdAt, filter.before.id);
+    }
+    const direction = filter.order === 'oldest' ? 'ASC' : 'DESC';
+    const sql = `SELECT * FROM runs ${where.length > 0 ? 'WHERE ' + where.join(' AND ') : ''}
+      ORDER BY created_at ${direction}, rowid ${direction} LIMIT ?`;
+    return (this.db.prepare(sql).all(...params, filter.limit) as RunRow[]).map(toRun);
+  }
+
+  /** Runs that started and finished but whose `session.idle` was never recorded. */
+  listRunsAwaitingIdle(): StoredRun[] {
+    const rows = this.db
+      .prepare(
+        `SELECT * FROM runs WHERE idle_at IS NULL AND started_at IS NOT NULL
+           AND state IN ('succeeded', 'failed', 'cancelled', 'interrupted') ORDER BY created_at`,
+      )
+      .all() as RunRow[];
+    return rows.map(toRun);
+  }
+
+  insertMessage(message: StoredMessage): void {
+    this.db
+      .prepare(
+        `INSERT INTO messages (id, run_id, text, reasoning, finish_reason, usage_json, native_json,
+           tool_calls_json, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      )
+      .run(
+        message.id,
+        message.runId,
+        message.text,
+        message.reasoning,
+        message.finishReason,
+        message.usage === null ? null : JSON.stringify(message.usage),
+        JSON.stringify(message.native),
+        JSON.stringify(message.toolCalls),
+        message.createdAt,
+      );
+  }
+
+  listMessages(runId: string): StoredMessage[] {
+    const rows = this.db
+      .prepare('SELECT * FROM messages WHERE run_id = ? ORDER BY created_at, rowid')
+      .all(runId) as MessageRow[];
+    return rows.map(toMessage);
+  }
+}
