@@ -1,0 +1,38 @@
+/**
+ * What the host uses when nothing is configured.
+ */
+import { hostname } from 'node:os';
+import { isAbsolute, join } from 'node:path';
+import type { RunLimits } from './types.js';
+
+export const DEFAULT_PORT = 8787;
+export const DEFAULT_BIND = '127.0.0.1';
+
+export const DEFAULT_LIMITS: RunLimits = {
+  maxActiveRuns: 1,
+  maxModelTurns: 50,
+  runWallTimeMs: 2 * 60 * 60 * 1000,
+  modelIdleTimeoutMs: 120 * 1000,
+  toolResultMaxChars: 16_000,
+};
+
+/**
+ * `~/Library/Application Support/Tether` on macOS; elsewhere `$XDG_DATA_HOME/tether`, or
+ * `~/.local/share/tether` when XDG_DATA_HOME is unset or relative (the XDG spec says to
+ * ignore a relative one).
+ */
+export function defaultDataDir(
+  platform: NodeJS.Platform,
+  homedir: string,
+  env: Readonly<Record<string, string | undefined>>,
+): string {
+  if (platform === 'darwin') return join(homedir, 'Library', 'Application Support', 'Tether');
+  const xdg = env.XDG_DATA_HOME;
+  if (xdg !== undefined && isAbsolute(xdg)) return join(xdg, 'tether');
+  return join(homedir, '.local', 'share', 'tether');
+}
+
+/** The machine's name without the `.local` that macOS adds. */
+export function defaultHostName(): string {
+  return hostname().replace(/\.local$/i, '');
+}

@@ -1,0 +1,20 @@
+/**
+ * host/config: the host's configuration (defaults < config file < environment < flags),
+ * its usage text, and the data directory.
+ */
+export { ConfigError } from './config-error.js';
+export { ensureDataDir } from './data-dir.js';
+export { HOST_FLAGS, HOST_USAGE } from './flags.js';
+export type { HostFlag } from './flags.js';
+export { loadHostConfig } from './load-host-config.js';
+export { redactedConfig } from './redact.js';
+export type { RedactedHostConfig } from './redact.js';
+export type {
+  ConfigIssue,
+  HostConfig,
+  KeyStore,
+  LoadHostConfigOptions,
+  ModelSettings,
+  RunLimits,
+  Workspace,
+} from './types.js';

@@ -1,0 +1,102 @@
+/**
+ * Building the host's configuration from defaults, the config file, the environment and
+ * the command line.
+ */
+import { dirname, join, resolve } from 'node:path';
+import { ConfigError } from './config-error.js';
+import { readConfigFile } from './config-file.js';
+import {
+  DEFAULT_BIND,
+  DEFAULT_LIMITS,
+  DEFAULT_PORT,
+  defaultDataDir,
+  defaultHostName,
+} from './defaults.js';
+import { parseFlags } from './flags.js';
+import { resolveModelSettings } from './model-settings.js';
+import { EnvSettings, FlagSettings, parseSource } from './schema.js';
+import type { ConfigIssue, HostConfig, LoadHostConfigOptions } from './types.js';
+import { resolveWorkspaces } from './workspaces.js';
+import type { WorkspaceEntry } from './workspaces.js';
+
+/**
+ * Reads every source, later winning: defaults < config file < environment < flags.
+ * The data directory comes from `--data`, TETHER_DATA_DIR or the platform default (the
+ * config file lives inside it, so it cannot name it). The config file is `--config FILE`
+ * if given, else `<dataDir>/config.json` if present. Workspaces from the file and the
+ * flags are all used; with none, the cwd is the one workspace. Creates nothing.
+ *
+ * @throws ConfigError listing every problem found.
+ */
+export function loadHostConfig(options: LoadHostConfigOptions): HostConfig {
+  const { cwd } = options;
+  const issues: ConfigIssue[] = [];
+  const warnings: string[] = [];
+
+  const flags =
+    parseSource(FlagSettings, parseFlags(options.argv, issues), 'command line', issues) ?? {};
+  const setEnv = Object.fromEntries(
+    Object.entries(options.env).filter(([, value]) => value !== undefined && value !== ''),
+  );
+  const env = parseSource(EnvSettings, setEnv, 'environment', issues) ?? {};
+
+  const dataDir = resolve(
+    cwd,
+    flags['--data'] ??
+      env.TETHER_DATA_DIR ??
+      defaultDataDir(options.platform, options.homedir, options.env),
+  );
+  const explicitFile = flags['--config'];
+  const file = readConfigFile(
+    explicitFile === undefined ? join(dataDir, 'config.json') : resolve(cwd, explicitFile),
+    explicitFile !== undefined,
+    issues,
+  );
+  const fromFile = file?.settings ?? {};
+
+  const workspaceEntries: WorkspaceEntry[] = [
+    ...(fromFile.workspaces ?? []).map((path, i) => ({
+      path: resolve(dirname(file?.path ?? cwd), path),
+      source: file?.source ?? 'config file',
+      field: `workspaces[${i}]`,
+    })),
+    ...(flags['--workspace'] ?? []).map((path) => ({
+      path: resolve(cwd, path),
+      source: 'command line',
+      field: '--workspace',
+    })),
+  ];
+  if (workspaceEntries.length === 0) {
+    workspaceEntries.push({ path: cwd, source: 'defaults', field: 'workspace (the cwd)' });
+  }
+  const workspaces = resolveWorkspaces(workspaceEntries, issues);
+
+  const model = resolveModelSettings({
+    file:
+      file && fromFile.model
+        ? { source: file.source, model: fromFile.model, isPrivate: file.isPrivate }
+        : null,
+    env,
+    rawEnv: options.env,
+    issues,
+    warnings,
+  });
+
+  if (issues.length > 0) throw new ConfigError(issues);
+  return {
+    dataDir,
+    configFile: file?.path ?? null,
+    port: flags['--port'] ?? env.TETHER_PORT ?? fromFile.port ?? DEFAULT_PORT,
+    bind: flags['--bind'] ?? env.TETHER_BIND ?? fromFile.bind ?? DEFAULT_BIND,
+    hostName: env.TETHER_HOST_NAME ?? fromFile.hostName ?? defaultHostName(),
+    workspaces,
+    model,
+    limits: { ...DEFAULT_LIMITS, ...fromFile.limits },
+    logLevel: env.TETHER_LOG_LEVEL ?? fromFile.logLevel ?? 'info',
+    keyStore:
+      env.TETHER_KEY_STORE ??
+      fromFile.keyStore ??
+      (options.platform === 'darwin' ? 'keychain' : 'file'),
+    warnings,
+  };
+}

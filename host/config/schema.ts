@@ -1,0 +1,156 @@
+/**
+ * Zod schemas of every configuration source: the config file, the environment and the
+ * command line. Each source is an object keyed by its own names for the settings, so an
+ * issue's path is the name the user typed.
+ */
+import { isIP } from 'node:net';
+import { z } from 'zod';
+import { LOG_LEVELS } from '../log/index.js';
+import type { ConfigIssue, RunLimits } from './types.js';
+
+function integer(min: number, max: number, message: string) {
+  return z
+    .number({ error: message })
+    .int({ error: message })
+    .min(min, { error: message })
+    .max(max, { error: message });
+}
+
+const PORT_MESSAGE = 'expected an integer from 0 to 65535';
+const Port = integer(0, 65535, PORT_MESSAGE);
+const PortText = z
+  .string()
+  .regex(/^\d{1,5}$/, { error: PORT_MESSAGE })
+  .transform(Number)
+  .pipe(Port);
+const PositiveInteger = integer(1, Number.MAX_SAFE_INTEGER, 'expected a positive integer');
+
+const Bind = z
+  .string({ error: 'expected an IP address' })
+  .refine((text) => text === 'localhost' || isIP(text) !== 0, {
+    error: 'expected an IP address such as 127.0.0.1 or 0.0.0.0',
+  });
+const HostName = z
+  .string({ error: 'expected a name' })
+  .trim()
+  .min(1, { error: 'expected a name' })
+  .max(128, { error: 'expected at most 128 characters' });
+const LogLevel = z.enum(LOG_LEVELS, { error: `expected one of ${LOG_LEVELS.join(', ')}` });
+const KeyStore = z.enum(['keychain', 'file'], { error: 'expected keychain or file' });
+const BaseUrl = z.url({ protocol: /^https?$/, error: 'expected an http or https URL' });
+const ModelName = z
+  .string({ error: 'expected a model name' })
+  .min(1, { error: 'expected a model name' })
+  .max(200, { error: 'expected at most 200 characters' });
+const Path = z.string({ error: 'expected a path' }).min(1, { error: 'expected a path' });
+
+/** `<dataDir>/config.json` or `--config FILE`. Every key is optional; unknown keys are errors. */
+export const ConfigFile = z.strictObject(
+  {
+    port: Port.optional(),
+    bind: Bind.optional(),
+    hostName: HostName.optional(),
+    logLevel: LogLevel.optional(),
+    keyStore: KeyStore.optional(),
+    /** Relative paths are relative to the config file's folder. */
+    workspaces: z.array(Path, { error: 'expected a list of folder paths' }).optional(),
+    model: z
+      .strictObject(
+        {
+          baseUrl: BaseUrl.optional(),
+          model: ModelName.optional(),
+          /** A literal key; refused unless the file is readable by its owner alone. */
+          apiKey: z.string({ error: 'expected a string' }).min(1).optional(),
+          /** The name of an environment variable holding the key. */
+          apiKeyEnv: z
+            .string({ error: 'expected a string' })
+            .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, {
+              error: 'expected the name of an environment variable',
+            })
+            .optional(),
+          provider: z.string({ error: 'expected a string' }).min(1).max(64).optional(),
+          extraBody: z.record(z.string(), z.unknown(), { error: 'expected an object' }).optional(),
+        },
+        { error: 'expected an object' },
+      )
+      .optional(),
+    limits: z
+      .strictObject(
+        {
+          maxActiveRuns: PositiveInteger.optional(),
+          maxModelTurns: PositiveInteger.optional(),
+          runWallTimeMs: PositiveInteger.optional(),
+          modelIdleTimeoutMs: PositiveInteger.optional(),
+          toolResultMaxChars: PositiveInteger.optional(),
+        },
+        { error: 'expected an object' },
+      )
+      .optional() satisfies z.ZodType<Partial<RunLimits> | undefined>,
+  },
+  { error: 'expected a JSON object' },
+);
+export type ConfigFile = z.output<typeof ConfigFile>;
+export type FileModelSettings = NonNullable<ConfigFile['model']>;
+
+/** The variables Tether reads (others are ignored). Empty values count as unset. */
+export const EnvSettings = z.object({
+  TETHER_DATA_DIR: Path.optional(),
+  TETHER_PORT: PortText.optional(),
+  TETHER_BIND: Bind.optional(),
+  TETHER_HOST_NAME: HostName.optional(),
+  TETHER_LOG_LEVEL: LogLevel.optional(),
+  TETHER_KEY_STORE: KeyStore.optional(),
+  TETHER_MODEL_BASE_URL: BaseUrl.optional(),
+  TETHER_MODEL: ModelName.optional(),
+  TETHER_MODEL_API_KEY: z.string().optional(),
+  DEEPSEEK_API_KEY: z.string().optional(),
+  OPENAI_API_KEY: z.string().optional(),
+});
+export type EnvSettings = z.output<typeof EnvSettings>;
+
+/** The flags of `tether start` after the flag parser has grouped them. */
+export const FlagSettings = z.strictObject({
+  '--data': Path.optional(),
+  '--port': PortText.optional(),
+  '--bind': Bind.optional(),
+  '--workspace': z.array(Path).optional(),
+  '--config': Path.optional(),
+});
+export type FlagSettings = z.output<typeof FlagSettings>;
+
+function fieldName(path: readonly PropertyKey[]): string {
+  let out = '';
+  for (const key of path) {
+    out += typeof key === 'number' ? `[${key}]` : `${out === '' ? '' : '.'}${String(key)}`;
+  }
+  return out === '' ? '(root)' : out;
+}
+
+/**
+ * Parses one source, adding an issue per problem (one per unknown key). On failure it
+ * still returns what the valid top-level settings say, so later checks (workspaces,
+ * model) can report their problems in the same error.
+ */
+export function parseSource<S extends z.ZodType>(
+  schema: S,
+  value: unknown,
+  source: string,
+  issues: ConfigIssue[],
+): z.output<S> | undefined {
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  const bad = new Set<string>();
+  for (const issue of parsed.error.issues) {
+    const keys = issue.code === 'unrecognized_keys' ? issue.keys : [''];
+    for (const key of keys) {
+      const path = key === '' ? issue.path : [...issue.path, key];
+      const message = key === '' ? issue.message : 'unknown setting';
+      issues.push({ source, field: fieldName(path), message });
+      bad.add(String(path[0] ?? ''));
+    }
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
+  const valid = Object.fromEntries(Object.entries(value).filter(([key]) => !bad.has(key)));
+  const retried = schema.safeParse(valid);
+  return retried.success ? retried.data : undefined;
+}

@@ -1,0 +1,86 @@
+/**
+ * Contracts of the host's configuration.
+ */
+import type { LogLevel } from '../log/index.js';
+
+/** A folder the host's user allows runs in (PROTOCOL.md section 9). */
+export interface Workspace {
+  /** Unique among the host's workspaces: the folder's name, `-2`, `-3`… for repeats. */
+  name: string;
+  /** The real path (symlinks resolved). */
+  path: string;
+}
+
+/** How to reach an OpenAI-compatible chat completions endpoint. */
+export interface ModelSettings {
+  baseUrl: string;
+  model: string;
+  /** Secret: never logged, stored or passed to tools. Absent for servers that need none. */
+  apiKey?: string;
+  /** `deepseek` or `openai` when the base URL is theirs, or as configured. */
+  provider?: string;
+  /** Extra fields merged into every request body, verbatim. */
+  extraBody?: Record<string, unknown>;
+}
+
+/** Bounds on runs (ARCHITECTURE.md, "Memory is bounded everywhere"). */
+export interface RunLimits {
+  /** Runs that may be active on the host at once. */
+  maxActiveRuns: number;
+  /** Model requests one run may make. */
+  maxModelTurns: number;
+  /** Wall-clock budget of one run. */
+  runWallTimeMs: number;
+  /** A model stream silent for this long is abandoned. */
+  modelIdleTimeoutMs: number;
+  /** A tool result is cut to this many characters before it goes back to the model. */
+  toolResultMaxChars: number;
+}
+
+/**
+ * Where a new host key is made: the macOS Keychain or `<dataDir>/host-key.json` (0600).
+ * Changing it after the first start makes a new host identity, so paired devices must
+ * pair again.
+ */
+export type KeyStore = 'keychain' | 'file';
+
+/** The host's validated configuration. */
+export interface HostConfig {
+  /** Absolute path of the data directory. */
+  dataDir: string;
+  /** The config file that was read, if any. */
+  configFile: string | null;
+  /** TCP port; 0 picks a free one (tests). */
+  port: number;
+  bind: string;
+  /** Shown to remotes. */
+  hostName: string;
+  /** At least one. */
+  workspaces: Workspace[];
+  /** Null when no model is configured: the host still starts and pairs. */
+  model: ModelSettings | null;
+  limits: RunLimits;
+  logLevel: LogLevel;
+  keyStore: KeyStore;
+  /** Things worth a log line at start (settings that were ignored, and why). */
+  warnings: string[];
+}
+
+/** What `loadHostConfig` reads; everything is passed in so tests need no globals. */
+export interface LoadHostConfigOptions {
+  /** Arguments after `tether start`. */
+  argv: readonly string[];
+  env: Readonly<Record<string, string | undefined>>;
+  cwd: string;
+  platform: NodeJS.Platform;
+  homedir: string;
+}
+
+/** One problem in the configuration: where it came from, which setting, what is wrong. */
+export interface ConfigIssue {
+  /** `command line`, `environment`, `config file /path`, `model settings`, `data directory`. */
+  source: string;
+  /** The setting as that source names it: `--port`, `TETHER_PORT`, `limits.maxActiveRuns`. */
+  field: string;
+  message: string;
+}

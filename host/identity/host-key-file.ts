@@ -1,0 +1,107 @@
+/**
+ * The host key file, `<dataDir>/host-key.json`: `{"v":1,"seed":b64u}`, mode 0600.
+ */
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  fsyncSync,
+  openSync,
+  readFileSync,
+  unlinkSync,
+  writeSync,
+} from 'node:fs';
+import { dirname, join } from 'node:path';
+import { z } from 'zod';
+import { b64u, b64uBytes, describeIssues, fromB64u, TetherError } from '../../protocol/index.js';
+
+const HostKeyFile = z.strictObject({ v: z.literal(1), seed: b64uBytes(32) });
+
+export function hostKeyFilePath(dataDir: string): string {
+  return join(dataDir, 'host-key.json');
+}
+
+function refuse(path: string, problem: string, cause?: unknown): TetherError {
+  return new TetherError('internal', `host key file ${path} ${problem}`, { cause });
+}
+
+/**
+ * The seed in the key file, or null when there is no file. Refuses (throws) a symbolic
+ * link, a file others may read or write, one owned by another user, and a corrupt one:
+ * a host key is never used in a state that may have leaked, nor silently replaced.
+ */
+export function readHostKeyFile(path: string): Uint8Array | null {
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return null;
+    if (code === 'ELOOP') throw refuse(path, 'is a symbolic link; refusing to use it', error);
+    throw refuse(path, `cannot be read: ${code}`, error);
+  }
+  let text: string;
+  try {
+    const stat = fstatSync(fd);
+    const mode = stat.mode & 0o777;
+    if (!stat.isFile()) throw refuse(path, 'is not a regular file');
+    if ((mode & 0o077) !== 0) {
+      throw refuse(
+        path,
+        `has mode 0${mode.toString(8)}, so others may read the host's secret key. It must ` +
+          `be 0600. If no one else could have read it, run: chmod 600 "${path}"; otherwise ` +
+          'delete it (a new host identity is made and devices must pair again).',
+      );
+    }
+    const uid = process.getuid?.();
+    if (uid !== undefined && stat.uid !== uid) {
+      throw refuse(path, `belongs to another user (uid ${stat.uid}); refusing to use it`);
+    }
+    text = readFileSync(fd, 'utf8');
+  } finally {
+    closeSync(fd);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    throw refuse(path, 'is corrupt (not JSON). Restore it from a backup or delete it.', error);
+  }
+  const parsed = HostKeyFile.safeParse(json);
+  if (!parsed.success) {
+    const list = describeIssues(parsed.error).map((issue) => `${issue.path}: ${issue.message}`);
+    throw refuse(path, `is corrupt (${list.join('; ')}). Restore it from a backup or delete it.`);
+  }
+  return fromB64u(parsed.data.seed);
+}
+
+/**
+ * Creates the key file with O_EXCL and mode 0600, then fsyncs it and its folder.
+ * Returns false, writing nothing, when the file already exists.
+ */
+export function createHostKeyFile(path: string, seed: Uint8Array): boolean {
+  let fd: number;
+  try {
+    fd = openSync(path, 'wx', 0o600);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw refuse(path, 'cannot be created', error);
+  }
+  try {
+    writeSync(fd, `${JSON.stringify({ v: 1, seed: b64u(seed) })}\n`);
+    fsyncSync(fd);
+  } catch (error) {
+    closeSync(fd);
+    // A half-written key must not be mistaken for a corrupt one at the next start.
+    unlinkSync(path);
+    throw refuse(path, 'cannot be written', error);
+  }
+  closeSync(fd);
+  const dirFd = openSync(dirname(path), 'r');
+  try {
+    fsyncSync(dirFd);
+  } finally {
+    closeSync(dirFd);
+  }
+  return true;
+}
