@@ -60,7 +60,7 @@ export async function startHarness(
     ...options.adapter,
   });
   const events: Event[] = [];
-  const makeRuntime = async (extra: Partial<RuntimeOptions> = {}) => {
+  const makeRuntime = async (extra: Partial<RuntimeOptions> = {}, start = true) => {
     const store = await Store.open({ dataDir });
     store.subscribe((committed) => events.push(...committed));
     const runtime = new Runtime(store, {
@@ -72,10 +72,10 @@ export async function startHarness(
       ...options.runtime,
       ...extra,
     });
-    if (options.start !== false) runtime.start();
+    if (start) runtime.start();
     return { store, runtime };
   };
-  let current = await makeRuntime();
+  let current = await makeRuntime({}, options.start !== false);
   const harness: Harness = {
     dataDir,
     workspace,

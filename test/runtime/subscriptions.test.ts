@@ -1,0 +1,100 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Event } from '../../protocol/index.js';
+import { textTurn, toolCallTurn } from '../support/scripted-model-server.js';
+import { commandId, startHarness, type Harness } from './harness.js';
+
+let harness: Harness;
+afterEach(async () => harness?.close());
+
+function scriptBusyRun(turns: number): void {
+  for (let i = 0; i < turns; i++) {
+    harness.model.push({
+      ...toolCallTurn([{ id: `c${i}`, name: 'list_directory', arguments: '{"path":"src"}' }]),
+      delayMs: 2,
+    });
+  }
+  harness.model.push({ ...textTurn(['done ', 'now']), delayMs: 2 });
+}
+
+function waitFor(predicate: () => boolean): Promise<void> {
+  return new Promise((resolve) => {
+    const check = () => (predicate() ? resolve() : setTimeout(check, 2));
+    check();
+  });
+}
+
+describe('subscriptions from a cursor', () => {
+  it('replays from the cursor then goes live: exactly the committed events, in order, once', async () => {
+    harness = await startHarness();
+    scriptBusyRun(6);
+    const { runId } = harness.runtime.submit(
+      { commandId: commandId(), input: { text: 'x' } },
+      'dev',
+    );
+    await waitFor(() => harness.typesOf(runId).filter((t) => t === 'tool.finished').length >= 2);
+    const cursor = harness.events.at(-3)!.seq;
+
+    const received: Event[] = [];
+    const subscription = harness.runtime.subscribe({ afterSeq: cursor }, 'dev');
+    expect(subscription).toMatchObject({ mode: 'replay', cursor });
+    subscription.start((events) => received.push(...events));
+    await harness.runtime.whenIdle();
+    subscription.close();
+
+    const expected = harness.store.events.after(cursor, {}, 100_000);
+    expect(received.map((e) => e.seq)).toEqual(expected.map((e) => e.seq));
+    expect(received).toEqual(expected);
+    expect(received.at(-1)?.type).toBe('session.idle');
+  });
+
+  it('answers a snapshot with its cursor when asked without one, and misses nothing after it', async () => {
+    harness = await startHarness();
+    scriptBusyRun(5);
+    const { runId } = harness.runtime.submit(
+      { commandId: commandId(), input: { text: 'x' } },
+      'dev',
+    );
+    await waitFor(() => harness.typesOf(runId).includes('tool.finished'));
+
+    const subscription = harness.runtime.subscribe({ scope: { runId } }, 'dev');
+    expect(subscription.mode).toBe('snapshot');
+    const snapshot = subscription.snapshot as {
+      cursor: number;
+      run: { id: string };
+      toolCalls: unknown[];
+    };
+    expect(snapshot.run.id).toBe(runId);
+    expect(snapshot.cursor).toBe(subscription.cursor);
+    const finishedInSnapshot = snapshot.toolCalls.length;
+    const received: Event[] = [];
+    // Delivery starts later than the subscribe answer; commits in between are kept.
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    subscription.start((events) => received.push(...events));
+    await harness.runtime.whenIdle();
+
+    const expected = harness.store.events.after(subscription.cursor, { runId }, 100_000);
+    expect(received).toEqual(expected);
+    expect(received.every((event) => event.runId === runId)).toBe(true);
+    const proposedLater = received.filter((e) => e.type === 'tool.proposed').length;
+    expect(finishedInSnapshot + proposedLater).toBe(5);
+  });
+
+  it('falls back to a snapshot when the cursor is beyond the replay window or ahead of the head', async () => {
+    harness = await startHarness();
+    harness.model.push(textTurn('a'));
+    harness.runtime.submit({ commandId: commandId(), input: { text: 'x' } }, 'dev');
+    await harness.runtime.whenIdle();
+    const head = harness.store.events.head();
+    const ahead = harness.runtime.subscribe({ afterSeq: head + 100 }, 'dev');
+    expect(ahead.mode).toBe('snapshot');
+    expect(ahead.cursor).toBe(head);
+    const overview = ahead.snapshot as {
+      sessions: unknown[];
+      runs: unknown[];
+      pendingApprovals: unknown[];
+    };
+    expect(overview.sessions).toHaveLength(1);
+    expect(overview.runs).toHaveLength(1);
+    ahead.close();
+  });
+});
