@@ -8,21 +8,23 @@ import {
   type OpArgs,
   type OpResult,
   type RunInput,
-  type Workspace,
 } from '../../protocol/index.js';
 import { newId, type Store, type StoredRun, type WriteContext } from '../store/index.js';
 import { finishRun, finishToolCall, markSessionIdle, moveRun } from './transitions.js';
-import type { Actor, RuntimeModel } from './types.js';
+import type { Actor, RuntimeModel, WorkspaceRef } from './types.js';
 
 const CONTINUE_TEXT = 'Continue the previous run from where it stopped.';
 
 export interface CommandContext {
   store: Store;
   model: RuntimeModel | null;
-  workspaces: readonly Workspace[];
+  workspaces: readonly WorkspaceRef[];
 }
 
-function findWorkspace(workspaces: readonly Workspace[], requested: string | undefined): Workspace {
+function findWorkspace(
+  workspaces: readonly WorkspaceRef[],
+  requested: string | undefined,
+): WorkspaceRef {
   const workspace =
     requested === undefined
       ? workspaces[0]

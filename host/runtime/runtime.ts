@@ -2,7 +2,7 @@
  * The runtime: the API the server (and the CLI, and tests) drive. It owns the scheduler,
  * the executors and the live stream; every fact goes through the store.
  */
-import type { OpArgs, OpResult, RunGetResult, Workspace } from '../../protocol/index.js';
+import type { OpArgs, OpResult, RunGetResult } from '../../protocol/index.js';
 import { newId, type Store } from '../store/index.js';
 import { readOnlyTools, type ToolDefinition } from '../tools/index.js';
 import { LiveHub } from './live-hub.js';
@@ -25,13 +25,14 @@ import {
   type RuntimeLimits,
   type RuntimeModel,
   type RuntimeOptions,
+  type WorkspaceRef,
 } from './types.js';
 
 export class Runtime {
   /** Changes at every start: a remote seeing a new one knows the host restarted. */
   readonly instance = newId('ins');
   readonly limits: RuntimeLimits;
-  readonly workspaces: readonly Workspace[];
+  readonly workspaces: readonly WorkspaceRef[];
   readonly model: RuntimeModel | null;
   private readonly live = new LiveHub();
   private readonly queries: RunQueries;

@@ -1,7 +1,7 @@
 /**
  * Contracts of host/runtime/: its configuration and the ephemeral stream it publishes.
  */
-import type { OutputMessage, PreviewMessage, Workspace } from '../../protocol/index.js';
+import type { OutputMessage, PreviewMessage } from '../../protocol/index.js';
 import type { ModelAdapter } from '../model/index.js';
 import type { ToolDefinition } from '../tools/index.js';
 
@@ -35,10 +35,16 @@ export interface RuntimeModel {
   available: readonly string[];
 }
 
+/** A folder runs may work in: its unique name and real path. */
+export interface WorkspaceRef {
+  name: string;
+  path: string;
+}
+
 export interface RuntimeOptions {
   model: RuntimeModel | null;
   /** Workspaces the user allowed, real paths; the first is the default. */
-  workspaces: readonly Workspace[];
+  workspaces: readonly WorkspaceRef[];
   limits?: Partial<RuntimeLimits>;
   /** Tools the model may call; the read-only tools by default. */
   tools?: readonly ToolDefinition<unknown>[];

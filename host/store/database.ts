@@ -1,7 +1,7 @@
 /**
  * Opening the SQLite file: durability pragmas, version checks and migrations.
  */
-import { mkdirSync } from 'node:fs';
+import { chmodSync, mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { MIGRATIONS, SCHEMA_VERSION, type Migration } from './migrations.js';
@@ -45,6 +45,8 @@ export async function openDatabase(path: string, now = Date.now()): Promise<Db> 
   let db: Db;
   try {
     db = new Database(path);
+    // Before WAL: SQLite gives the -wal and -shm files the database file's mode.
+    chmodSync(path, 0o600);
     db.pragma('journal_mode = WAL');
   } catch (cause) {
     throw new StoreOpenError(`cannot open the database ${path}: ${String(cause)}`, { cause });

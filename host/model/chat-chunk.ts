@@ -1,0 +1,62 @@
+/**
+ * The wire shape of one streamed Chat Completions chunk, validated at the edge. Objects are
+ * loose: fields no SDK types (reasoning_content, reasoning, ...) are kept, not dropped.
+ */
+import { z } from 'zod';
+import type { ModelUsage } from './types.js';
+
+const toolCallDeltaSchema = z.looseObject({
+  // Missing on some Ollama versions, or always 0 there: the assembler also matches by id.
+  index: z.number().int().nonnegative().nullish(),
+  id: z.string().nullish(),
+  type: z.string().nullish(),
+  function: z
+    .looseObject({ name: z.string().nullish(), arguments: z.string().nullish() })
+    .nullish(),
+});
+
+const deltaSchema = z.looseObject({
+  role: z.string().nullish(),
+  content: z.string().nullish(),
+  refusal: z.string().nullish(),
+  tool_calls: z.array(toolCallDeltaSchema).nullish(),
+});
+
+/** One streamed chunk; `usage` rides on the finishing chunk or on a `choices: []` chunk. */
+export const chatChunkSchema = z.looseObject({
+  choices: z
+    .array(z.looseObject({ delta: deltaSchema.nullish(), finish_reason: z.string().nullish() }))
+    .nullish(),
+  usage: z.record(z.string(), z.unknown()).nullish(),
+});
+
+export type ChatChunk = z.infer<typeof chatChunkSchema>;
+export type ChatDelta = z.infer<typeof deltaSchema>;
+export type ToolCallDelta = z.infer<typeof toolCallDeltaSchema>;
+
+const count = z.number().int().nonnegative().optional().catch(undefined);
+const usageSchema = z.looseObject({
+  prompt_tokens: count,
+  completion_tokens: count,
+  total_tokens: count,
+  // DeepSeek names its cache counters this way; OpenAI reports only cached_tokens.
+  prompt_cache_hit_tokens: count,
+  prompt_cache_miss_tokens: count,
+  prompt_tokens_details: z.looseObject({ cached_tokens: count }).nullish().catch(undefined),
+  completion_tokens_details: z.looseObject({ reasoning_tokens: count }).nullish().catch(undefined),
+});
+
+/** Reads a provider's usage object, keeping only the counts it actually gave. */
+export function toModelUsage(raw: Record<string, unknown>): ModelUsage {
+  const usage = usageSchema.parse(raw);
+  const counts = {
+    promptTokens: usage.prompt_tokens,
+    completionTokens: usage.completion_tokens,
+    totalTokens: usage.total_tokens,
+    reasoningTokens: usage.completion_tokens_details?.reasoning_tokens,
+    cacheHitTokens: usage.prompt_cache_hit_tokens ?? usage.prompt_tokens_details?.cached_tokens,
+    cacheMissTokens: usage.prompt_cache_miss_tokens,
+  };
+  const given = Object.entries(counts).filter(([, value]) => value !== undefined);
+  return { ...Object.fromEntries(given), raw };
+}

@@ -1,0 +1,20 @@
+/**
+ * host/model/: the chat model behind one ModelAdapter contract, whatever the provider
+ * (DeepSeek, OpenAI, Ollama or any OpenAI-compatible endpoint).
+ */
+export type {
+  ModelAdapter,
+  ModelAdapterConfig,
+  ModelCompletion,
+  ModelErrorClass,
+  ModelFailure,
+  ModelMessage,
+  ModelRequest,
+  ModelStreamEvent,
+  ModelToolCall,
+  ModelToolSpec,
+  ModelUsage,
+  ProviderKind,
+} from './types.js';
+export { createModelAdapter } from './model-adapter.js';
+export { detectProvider } from './provider-rules.js';

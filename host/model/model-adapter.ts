@@ -1,0 +1,187 @@
+/**
+ * The ModelAdapter over the openai SDK: one streamed Chat Completions request per attempt,
+ * a watchdog for the first chunk and for silences, and bounded retries that each show up
+ * as a `retry` event. The SDK's own retries are off; its stream helpers are not used
+ * (they keep only the last fragment of fields they do not know, such as reasoning_content).
+ */
+import OpenAI, { APIError } from 'openai';
+import type { ChatRequestBody } from './provider-rules.js';
+import { chatChunkSchema } from './chat-chunk.js';
+import { classifyError, modelFailure } from './error-classes.js';
+import { buildChatRequest, detectProvider } from './provider-rules.js';
+import { retryAfterMs, retryDelayMs, waitForRetry } from './retry-policy.js';
+import type { AttemptResult } from './stream-assembler.js';
+import { StreamAssembler } from './stream-assembler.js';
+import type { ModelAdapter, ModelAdapterConfig, ModelStreamEvent } from './types.js';
+
+const DEFAULTS = {
+  maxAttempts: 5,
+  retryBaseDelayMs: 1000,
+  retryMaxDelayMs: 60_000,
+  firstTokenTimeoutMs: 10 * 60_000,
+  idleTimeoutMs: 60_000,
+};
+
+type Settings = typeof DEFAULTS;
+
+/** An attempt's result, with the wait its failure asked for (Retry-After). */
+type AttemptOutcome = AttemptResult & { retryAfterMs?: number };
+
+/** Makes the adapter for one endpoint. Throws only for a base URL that is not a URL. */
+export function createModelAdapter(config: ModelAdapterConfig): ModelAdapter {
+  const provider = config.provider ?? detectProvider(config.baseUrl);
+  const settings: Settings = {
+    maxAttempts: config.maxAttempts ?? DEFAULTS.maxAttempts,
+    retryBaseDelayMs: config.retryBaseDelayMs ?? DEFAULTS.retryBaseDelayMs,
+    retryMaxDelayMs: config.retryMaxDelayMs ?? DEFAULTS.retryMaxDelayMs,
+    firstTokenTimeoutMs: config.firstTokenTimeoutMs ?? DEFAULTS.firstTokenTimeoutMs,
+    idleTimeoutMs: config.idleTimeoutMs ?? DEFAULTS.idleTimeoutMs,
+  };
+  const client = new OpenAI({
+    baseURL: config.baseUrl,
+    // The SDK insists on a key; without one the Authorization header is removed below.
+    apiKey: config.apiKey ?? 'none',
+    // Explicit nulls keep the SDK from reading OPENAI_* variables meant for someone else.
+    organization: null,
+    project: null,
+    adminAPIKey: null,
+    maxRetries: 0,
+    // Failures are data here; the SDK would otherwise print raw stream chunks to the console.
+    logLevel: 'off',
+    // The watchdog below owns timeouts; the SDK's timer (until headers) gets the same bound.
+    timeout: settings.firstTokenTimeoutMs,
+    ...(config.apiKey === undefined && { defaultHeaders: { Authorization: null } }),
+  });
+  const extraBody = config.extraBody ?? {};
+  return {
+    provider,
+    stream: (request, signal) =>
+      streamWithRetries(client, buildChatRequest(provider, request, extraBody), settings, signal),
+  };
+}
+
+async function* streamWithRetries(
+  client: OpenAI,
+  body: ChatRequestBody,
+  settings: Settings,
+  signal: AbortSignal,
+): AsyncGenerator<ModelStreamEvent> {
+  for (let attempt = 1; ; attempt++) {
+    if (signal.aborted) {
+      yield { type: 'failed', error: modelFailure('aborted', 'request aborted') };
+      return;
+    }
+    const outcome = yield* streamAttempt(client, body, settings, signal);
+    if (outcome.type === 'completed') {
+      yield { type: 'completed', message: outcome.message };
+      return;
+    }
+    const failure = outcome.error;
+    if (!failure.retryable || attempt >= settings.maxAttempts) {
+      const tries = attempt > 1 ? ` (after ${attempt} attempts)` : '';
+      yield { type: 'failed', error: { ...failure, message: failure.message + tries } };
+      return;
+    }
+    const delayMs = retryDelayMs(
+      attempt,
+      { baseDelayMs: settings.retryBaseDelayMs, maxDelayMs: settings.retryMaxDelayMs },
+      outcome.retryAfterMs,
+    );
+    yield {
+      type: 'retry',
+      attempt: attempt + 1,
+      maxAttempts: settings.maxAttempts,
+      delayMs,
+      reason: failure.class,
+      ...(failure.status !== undefined && { status: failure.status }),
+      message: failure.message,
+    };
+    if (!(await waitForRetry(delayMs, signal))) {
+      yield {
+        type: 'failed',
+        error: modelFailure('aborted', 'request aborted during retry backoff'),
+      };
+      return;
+    }
+  }
+}
+
+type StopReason = 'aborted' | 'timeout';
+
+/**
+ * One attempt: yields text, reasoning and tool-call deltas as they arrive and returns how
+ * it ended. The SDK ends an aborted stream quietly, so the watchdog and the caller's
+ * signal record why they stopped it before aborting. The watchdog runs only while the
+ * server is awaited, never while the consumer holds an event.
+ */
+async function* streamAttempt(
+  client: OpenAI,
+  body: ChatRequestBody,
+  settings: Settings,
+  signal: AbortSignal,
+): AsyncGenerator<ModelStreamEvent, AttemptOutcome> {
+  const controller = new AbortController();
+  let stopReason: StopReason | undefined;
+  const stop = (reason: StopReason): void => {
+    stopReason ??= reason;
+    controller.abort();
+  };
+  const onAbort = (): void => stop('aborted');
+  signal.addEventListener('abort', onAbort, { once: true });
+  let timer = setTimeout(() => stop('timeout'), settings.firstTokenTimeoutMs);
+  const assembler = new StreamAssembler();
+  let chunks = 0;
+
+  const stopped = (): AttemptOutcome => {
+    if (stopReason === 'aborted') {
+      return { type: 'failed', error: modelFailure('aborted', 'request aborted') };
+    }
+    // A server that goes quiet after the finishing chunk has said all it will say.
+    if (assembler.finished) return assembler.result();
+    const silence =
+      chunks === 0
+        ? `no first chunk within ${settings.firstTokenTimeoutMs} ms`
+        : `no chunk for ${settings.idleTimeoutMs} ms`;
+    return { type: 'failed', error: modelFailure('timeout', silence) };
+  };
+
+  try {
+    let iterator: AsyncIterator<unknown>;
+    try {
+      const stream = await client.chat.completions.create(body, { signal: controller.signal });
+      iterator = stream[Symbol.asyncIterator]();
+    } catch (error) {
+      return stopReason ? stopped() : failedWith(error);
+    }
+    for (;;) {
+      let next: IteratorResult<unknown>;
+      try {
+        next = await iterator.next();
+      } catch (error) {
+        return stopReason ? stopped() : failedWith(error);
+      }
+      clearTimeout(timer);
+      if (stopReason) return stopped();
+      if (next.done) return assembler.result();
+      chunks++;
+      const chunk = chatChunkSchema.safeParse(next.value);
+      if (!chunk.success) {
+        const problem = `malformed stream chunk: ${chunk.error.message}`;
+        return { type: 'failed', error: modelFailure('server', problem) };
+      }
+      yield* assembler.push(chunk.data);
+    }
+  } finally {
+    clearTimeout(timer);
+    signal.removeEventListener('abort', onAbort);
+    controller.abort();
+  }
+}
+
+function failedWith(error: unknown): AttemptOutcome {
+  const failure = classifyError(error);
+  const headers =
+    error instanceof APIError && error.headers instanceof Headers ? error.headers : undefined;
+  const wait = retryAfterMs(headers);
+  return { type: 'failed', error: failure, ...(wait !== undefined && { retryAfterMs: wait }) };
+}
