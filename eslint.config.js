@@ -39,7 +39,8 @@ export default tseslint.config(
       'no-restricted-syntax': [
         'error',
         {
-          selector: 'TSAsExpression[expression.callee.object.name="JSON"][expression.callee.property.name="parse"]',
+          selector:
+            'TSAsExpression[expression.callee.object.name="JSON"][expression.callee.property.name="parse"]:not([typeAnnotation.type="TSUnknownKeyword"])',
           message: 'Validate parsed JSON with a zod schema instead of casting it (STYLE.md).',
         },
       ],
@@ -72,5 +73,11 @@ export default tseslint.config(
   {
     files: ['**/*.js'],
     ...tseslint.configs.disableTypeChecked,
+  },
+  {
+    files: ['**/*.js'],
+    languageOptions: {
+      globals: { process: 'readonly', console: 'readonly', URL: 'readonly' },
+    },
   },
 );

@@ -27,7 +27,7 @@ function blockingTool(started: () => void): ToolDefinition<unknown> {
           }),
         );
       }),
-  }) as ToolDefinition<unknown>;
+  });
 }
 
 function until(predicate: () => boolean): Promise<void> {

@@ -1,0 +1,35 @@
+/**
+ * What a device keeps per paired host (section 3, end), stored as JSON and validated on read.
+ */
+import { z } from 'zod';
+import { b64uBytes, fromB64u, parseWith, PeerId } from '../protocol/index.js';
+import { identityFromSeed, peerIdOf } from './identity.js';
+import { isOrigin } from './pair-link.js';
+
+/**
+ * `{origin, hostId, hostPk, hostName, deviceId, deviceSk}` of PROTOCOL.md, with the device
+ * secret stored as its 32-byte Ed25519 seed (`deviceSeed`). Both ids must match their keys.
+ */
+export const PairedHost = z
+  .object({
+    origin: z.string().refine(isOrigin, 'expected an http(s) origin'),
+    hostId: PeerId,
+    hostPk: b64uBytes(32),
+    hostName: z.string().min(1).max(64),
+    deviceId: PeerId,
+    deviceSeed: b64uBytes(32),
+  })
+  .refine((record) => peerIdOf(fromB64u(record.hostPk)) === record.hostId, {
+    message: 'hostId does not match hostPk',
+    path: ['hostId'],
+  })
+  .refine((record) => identityFromSeed(fromB64u(record.deviceSeed)).id === record.deviceId, {
+    message: 'deviceId does not match deviceSeed',
+    path: ['deviceId'],
+  });
+export type PairedHost = z.infer<typeof PairedHost>;
+
+/** Reads a stored record back; throws `invalid_request` listing what is wrong with it. */
+export function parsePairedHost(value: unknown): PairedHost {
+  return parseWith(PairedHost, value, 'paired host record');
+}
