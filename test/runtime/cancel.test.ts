@@ -172,4 +172,18 @@ describe('cancel', () => {
     expect(harness.runtime.getRun(runId).run.state).toBe('cancelled');
     expect(harness.events.at(-1)?.type).toBe('host.stopping');
   });
+
+  it('ends a run past its wall time as failed, stopping the tool it was running', async () => {
+    let started = false;
+    harness = await startHarness({
+      runtime: { tools: [blockingTool(() => (started = true))], limits: { runWallTimeMs: 100 } },
+    });
+    harness.model.push(toolCallTurn([{ id: 'w', name: 'wait_forever', arguments: '{}' }]));
+    const { runId } = harness.runtime.submit({ commandId: commandId(), input: { text: 'x' } }, 'dev');
+    await harness.runtime.whenIdle();
+    expect(started).toBe(true);
+    const run = harness.runtime.getRun(runId);
+    expect(run.run).toMatchObject({ state: 'failed', error: { code: 'wall_time_exceeded' } });
+    expect(run.toolCalls[0]?.state).toBe('cancelled');
+  });
 });
