@@ -17,4 +17,3 @@ export type {
   ProviderKind,
 } from './types.js';
 export { createModelAdapter } from './model-adapter.js';
-export { detectProvider } from './provider-rules.js';

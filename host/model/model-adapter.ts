@@ -166,10 +166,14 @@ async function* streamAttempt(
       chunks++;
       const chunk = chatChunkSchema.safeParse(next.value);
       if (!chunk.success) {
-        const problem = `malformed stream chunk: ${chunk.error.message}`;
+        const where = chunk.error.issues.map(
+          (issue) => `${issue.path.join('.')}: ${issue.message}`,
+        );
+        const problem = `malformed stream chunk (${where.join('; ')})`;
         return { type: 'failed', error: modelFailure('server', problem) };
       }
       yield* assembler.push(chunk.data);
+      timer = setTimeout(() => stop('timeout'), settings.idleTimeoutMs);
     }
   } finally {
     clearTimeout(timer);
