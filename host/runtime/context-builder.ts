@@ -35,7 +35,14 @@ function missingResult(state: string): string {
   return `[no result: the tool call ended as ${state} before it produced one]`;
 }
 
-function messagesOfRun(store: Store, run: StoredRun): ModelMessage[] {
+/** What the context is for: the workspace, the provider it goes to, and its size bound. */
+export interface ContextTarget {
+  workspace: string;
+  provider: string;
+  maxChars: number;
+}
+
+function messagesOfRun(store: Store, run: StoredRun, provider: string): ModelMessage[] {
   const out: ModelMessage[] = [{ role: 'user', content: run.input.text }];
   const calls = store.tools.listToolCalls(run.id);
   for (const message of store.runs.listMessages(run.id)) {
@@ -43,7 +50,8 @@ function messagesOfRun(store: Store, run: StoredRun): ModelMessage[] {
       role: 'assistant',
       content: message.text,
       toolCalls: message.toolCalls,
-      native: message.native,
+      // Native fields go back only to the provider that produced them.
+      ...(message.provider === provider ? { native: message.native } : {}),
     });
     for (const modelCall of message.toolCalls) {
       const call = calls.find(
@@ -60,15 +68,10 @@ function messagesOfRun(store: Store, run: StoredRun): ModelMessage[] {
 }
 
 /** The context for the next model request of `run`, at most `maxChars` characters. */
-export function buildContext(
-  store: Store,
-  run: StoredRun,
-  workspace: string,
-  maxChars: number,
-): ModelMessage[] {
-  const system: ModelMessage = { role: 'system', content: systemPrompt(workspace) };
-  const current = messagesOfRun(store, run);
-  let budget = maxChars - size(system) - current.reduce((sum, m) => sum + size(m), 0);
+export function buildContext(store: Store, run: StoredRun, target: ContextTarget): ModelMessage[] {
+  const system: ModelMessage = { role: 'system', content: systemPrompt(target.workspace) };
+  const current = messagesOfRun(store, run, target.provider);
+  let budget = target.maxChars - size(system) - current.reduce((sum, m) => sum + size(m), 0);
 
   // Elide this run's oldest tool results while it alone is over the budget.
   for (let i = 0; i < current.length && budget < 0; i++) {
@@ -84,7 +87,7 @@ export function buildContext(
     .filter((candidate) => candidate.id !== run.id && candidate.createdAt <= run.createdAt);
   const kept: ModelMessage[][] = [];
   for (const previous of earlier) {
-    const messages = messagesOfRun(store, previous);
+    const messages = messagesOfRun(store, previous, target.provider);
     const cost = messages.reduce((sum, m) => sum + size(m), 0);
     if (cost > budget) break;
     budget -= cost;

@@ -130,7 +130,11 @@ export class RunExecutor {
         turn,
         {
           model: run.model,
-          messages: buildContext(store, run, workspace, limits.contextMaxChars),
+          messages: buildContext(store, run, {
+            workspace,
+            provider: model.adapter.provider,
+            maxChars: limits.contextMaxChars,
+          }),
           tools: specs,
         },
       );
@@ -178,6 +182,7 @@ export class RunExecutor {
         finishReason: completion.finishReason,
         usage,
         createdAt: tx.at,
+        provider: this.deps.model?.adapter.provider ?? 'generic',
         native: completion.native,
         toolCalls: completion.toolCalls,
       });

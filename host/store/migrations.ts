@@ -47,6 +47,8 @@ export const MIGRATIONS: readonly Migration[] = [
         reasoning TEXT,
         finish_reason TEXT NOT NULL,
         usage_json TEXT,
+        -- Which provider's rules produced native_json: it goes back to that provider only.
+        provider TEXT NOT NULL,
         native_json TEXT NOT NULL,
         tool_calls_json TEXT NOT NULL,
         created_at INTEGER NOT NULL

@@ -43,6 +43,7 @@ interface MessageRow {
   reasoning: string | null;
   finish_reason: string;
   usage_json: string | null;
+  provider: string;
   native_json: string;
   tool_calls_json: string;
   created_at: number;
@@ -50,6 +51,8 @@ interface MessageRow {
 
 /** An assistant message as the model produced it, with what the provider needs back. */
 export interface StoredMessage extends Message {
+  /** The provider whose rules apply to `native`. */
+  provider: string;
   native: Record<string, unknown>;
   toolCalls: { id: string; name: string; arguments: string }[];
 }
@@ -102,6 +105,7 @@ function toMessage(row: MessageRow): StoredMessage {
     finishReason: row.finish_reason,
     usage: row.usage_json === null ? null : readJsonColumn(JsonRecord, row.usage_json, 'usage'),
     createdAt: row.created_at,
+    provider: row.provider,
     native: readJsonColumn(JsonRecord, row.native_json, 'native fields'),
     toolCalls: readJsonColumn(ModelToolCalls, row.tool_calls_json, 'message tool calls'),
   };
@@ -241,8 +245,8 @@ export class SessionsAndRuns {
   insertMessage(message: StoredMessage): void {
     this.db
       .prepare(
-        `INSERT INTO messages (id, run_id, text, reasoning, finish_reason, usage_json, native_json,
-           tool_calls_json, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        `INSERT INTO messages (id, run_id, text, reasoning, finish_reason, usage_json, provider,
+           native_json, tool_calls_json, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
       .run(
         message.id,
@@ -251,6 +255,7 @@ export class SessionsAndRuns {
         message.reasoning,
         message.finishReason,
         message.usage === null ? null : JSON.stringify(message.usage),
+        message.provider,
         JSON.stringify(message.native),
         JSON.stringify(message.toolCalls),
         message.createdAt,

@@ -179,7 +179,10 @@ describe('cancel', () => {
       runtime: { tools: [blockingTool(() => (started = true))], limits: { runWallTimeMs: 100 } },
     });
     harness.model.push(toolCallTurn([{ id: 'w', name: 'wait_forever', arguments: '{}' }]));
-    const { runId } = harness.runtime.submit({ commandId: commandId(), input: { text: 'x' } }, 'dev');
+    const { runId } = harness.runtime.submit(
+      { commandId: commandId(), input: { text: 'x' } },
+      'dev',
+    );
     await harness.runtime.whenIdle();
     expect(started).toBe(true);
     const run = harness.runtime.getRun(runId);

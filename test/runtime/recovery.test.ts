@@ -44,6 +44,7 @@ function leaveRun(store: Store, state: RunState, calls: ToolCallState[] = []): s
       finishReason: 'tool_calls',
       usage: null,
       createdAt: tx.at,
+      provider: 'generic',
       native: {},
       toolCalls: calls.map((_, i) => ({
         id: `m${i}`,

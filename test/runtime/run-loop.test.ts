@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { digest } from '../../protocol/index.js';
+import { createModelAdapter } from '../../host/model/index.js';
 import { textTurn, toolCallTurn } from '../support/scripted-model-server.js';
 import { commandId, startHarness, type Harness } from './harness.js';
 
@@ -129,5 +130,36 @@ describe('a run that lists, reads and answers', () => {
     for (const message of tools)
       expect(String(message['content'])).toMatch(/outside the workspace/);
     expect(String(tools[1]?.['content'])).not.toContain('root:');
+  });
+
+  it("sends DeepSeek's reasoning back to DeepSeek only, never to another provider", async () => {
+    harness = await startHarness({ adapter: { provider: 'deepseek' } });
+    harness.model.push(
+      toolCallTurn([{ id: 'l', name: 'list_directory', arguments: '{}' }], {
+        reasoning: ['think'],
+      }),
+      textTurn('done'),
+    );
+    const { sessionId } = harness.runtime.submit(
+      { commandId: commandId(), input: { text: 'a' } },
+      'dev',
+    );
+    await harness.runtime.whenIdle();
+    const assistant = harness.model.chatBodies()[1]!.messages.find((m) => m.role === 'assistant');
+    expect(assistant?.['reasoning_content']).toBe('think');
+
+    await harness.restart({
+      model: {
+        adapter: createModelAdapter({ baseUrl: harness.model.baseUrl, provider: 'openai' }),
+        name: 'scripted-model',
+        available: ['scripted-model'],
+      },
+    });
+    harness.model.push(textTurn('ok'));
+    harness.runtime.submit({ commandId: commandId(), sessionId, input: { text: 'b' } }, 'dev');
+    await harness.runtime.whenIdle();
+    const replay = harness.model.chatBodies()[2]!.messages.filter((m) => m.role === 'assistant');
+    expect(replay).toHaveLength(2);
+    for (const message of replay) expect(message).not.toHaveProperty('reasoning_content');
   });
 });
