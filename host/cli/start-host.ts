@@ -3,7 +3,8 @@
  * graceful stop. The printed `listening on http://ADDR:PORT` line is a contract
  * (PROTOCOL.md section 9): harnesses wait for it.
  */
-import { homedir } from 'node:os';
+import { randomBytes } from 'node:crypto';
+import { homedir, hostname } from 'node:os';
 import type { AddressInfo } from 'node:net';
 import { serve, type ServerType } from '@hono/node-server';
 import { ensureDataDir, loadHostConfig, redactedConfig, type HostConfig } from '../config/index.js';
@@ -11,7 +12,9 @@ import { loadOrCreateHostIdentity } from '../identity/index.js';
 import { createLogger, type Logger } from '../log/index.js';
 import { createModelAdapter, type ProviderKind } from '../model/index.js';
 import { Runtime, type RuntimeModel } from '../runtime/index.js';
-import { createHttpApp } from '../server/index.js';
+import { b64u } from '../../protocol/index.js';
+import type { Identity } from '../../pairing/index.js';
+import { ChannelServer, createHttpApp, removeAdminFile, writeAdminFile } from '../server/index.js';
 import { Store } from '../store/index.js';
 import { VERSION } from '../version.js';
 
@@ -39,6 +42,13 @@ function runtimeModel(config: HostConfig): RuntimeModel | null {
     ...(settings.extraBody === undefined ? {} : { extraBody: settings.extraBody }),
   });
   return { adapter, name: settings.model, available: [settings.model] };
+}
+
+/** The origin a pairing link names when the admin request gives none. */
+function defaultOrigin(bind: string, port: number): string {
+  if (bind === '0.0.0.0' || bind === '::')
+    return `http://${hostname().replace(/\.local$/, '')}.local:${port}`;
+  return `http://${bind.includes(':') ? `[${bind}]` : bind}:${port}`;
 }
 
 function listen(server: ServerType): Promise<AddressInfo> {
@@ -95,12 +105,40 @@ export async function startHost(
     log.warn('runs interrupted by the previous stop', { ...report });
   }
 
-  const app = createHttpApp({ hostId: identity.hostId, version: VERSION });
+  const hostIdentity: Identity = {
+    id: identity.hostId,
+    publicKey: identity.hostPk,
+    secretKey: identity.hostSk,
+  };
+  const channel = new ChannelServer({
+    runtime,
+    identity: hostIdentity,
+    hostName: config.hostName,
+    version: VERSION,
+    log: log.child({ component: 'channel' }),
+  });
+  const adminToken = b64u(randomBytes(32));
+  log.registerSecret(adminToken);
+  let port = config.port;
+  const app = createHttpApp({
+    hostId: identity.hostId,
+    version: VERSION,
+    admin: {
+      runtime,
+      identity: hostIdentity,
+      token: adminToken,
+      port: () => port,
+      defaultOrigin: () => defaultOrigin(config.bind, port),
+      closeDeviceSockets: (deviceId) => channel.closeDevice(deviceId),
+    },
+  });
   const server = serve({ fetch: app.fetch, port: config.port, hostname: config.bind });
+  server.on('upgrade', (request, socket, head) => channel.handleUpgrade(request, socket, head));
   let address: AddressInfo;
   try {
     address = await listen(server);
   } catch (error) {
+    channel.close();
     store.close();
     const code = (error as { code?: string }).code;
     if (code === 'EADDRINUSE') {
@@ -111,8 +149,15 @@ export async function startHost(
     }
     throw error;
   }
+  port = address.port;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const url = `http://${host}:${address.port}`;
+  writeAdminFile(config.dataDir, {
+    url,
+    token: adminToken,
+    pid: process.pid,
+    instance: runtime.instance,
+  });
 
   print(`Tether ${VERSION} · host ${config.hostName} (${identity.hostId})`);
   print(`data: ${config.dataDir}`);
@@ -122,6 +167,7 @@ export async function startHost(
       ? 'model: none configured; runs will fail until you set TETHER_MODEL_BASE_URL, TETHER_MODEL and TETHER_MODEL_API_KEY (or DEEPSEEK_API_KEY / OPENAI_API_KEY with TETHER_MODEL)'
       : `model: ${runtime.model.name} at ${config.model?.baseUrl ?? ''}`,
   );
+  print(`admin page: http://127.0.0.1:${port}/admin#token=${adminToken}`);
   print(`listening on ${url}`);
   log.info('listening', { url });
 
@@ -134,6 +180,8 @@ export async function startHost(
       stopping ??= (async () => {
         log.info('stopping');
         await runtime.stop(10_000);
+        channel.close();
+        removeAdminFile(config.dataDir);
         await new Promise<void>((resolve) => {
           server.close(() => resolve());
           if ('closeAllConnections' in server) server.closeAllConnections();

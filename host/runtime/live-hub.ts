@@ -37,7 +37,7 @@ export class LiveHub {
     if (live.messageId === null) return;
     const offset = live.text.length;
     live.text += delta;
-    this.emit({ t: 'preview', runId, messageId: live.messageId, offset, text: delta });
+    this.emit({ t: 'preview', runId, messageId: live.messageId, offset, text: delta }, runId);
   }
 
   appendReasoning(runId: string, delta: string): void {
@@ -45,7 +45,7 @@ export class LiveHub {
     if (live.messageId === null) return;
     live.reasoning += delta;
     const message = { runId, messageId: live.messageId, offset: live.text.length };
-    this.emit({ t: 'preview', ...message, text: '', reasoning: delta });
+    this.emit({ t: 'preview', ...message, text: '', reasoning: delta }, runId);
   }
 
   /** The message was persisted (or abandoned): its preview is no longer live. */
@@ -63,7 +63,7 @@ export class LiveHub {
     const joined = tail.text + text;
     const cut = Math.max(0, joined.length - OUTPUT_TAIL_CHARS);
     outputs.set(toolCallId, { offset: tail.offset + cut, text: joined.slice(cut) });
-    this.emit({ t: 'output', toolCallId, offset, text });
+    this.emit({ t: 'output', toolCallId, offset, text }, runId);
   }
 
   endOutput(runId: string, toolCallId: string): void {
@@ -96,7 +96,7 @@ export class LiveHub {
     return live;
   }
 
-  private emit(message: LiveMessage): void {
-    for (const listener of [...this.listeners]) listener(message);
+  private emit(message: LiveMessage, runId: string): void {
+    for (const listener of [...this.listeners]) listener(message, runId);
   }
 }

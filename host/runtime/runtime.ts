@@ -3,8 +3,10 @@
  * the executors and the live stream; every fact goes through the store.
  */
 import type { OpArgs, OpResult, RunGetResult } from '../../protocol/index.js';
+import type { PairedDevice } from '../../pairing/index.js';
 import { newId, type Store } from '../store/index.js';
 import { readOnlyTools, type ToolDefinition } from '../tools/index.js';
+import { listDevices, recordPairedDevice, revokeDevice } from './device-commands.js';
 import { LiveHub } from './live-hub.js';
 import { recover, type RecoveryReport } from './recovery.js';
 import {
@@ -146,6 +148,20 @@ export class Runtime {
         return this.queries.overview(by);
       },
     );
+  }
+
+  listDevices(by: Actor): OpResult<'devices.list'> {
+    return listDevices(this.store, by);
+  }
+
+  /** Records the revocation; the server then closes the device's sockets. */
+  revokeDevice(args: OpArgs<'device.revoke'>, by: Actor): OpResult<'device.revoke'> {
+    return revokeDevice(this.store, args, by);
+  }
+
+  /** Stores a device that completed pairing; false when its offer was used meanwhile. */
+  recordPairedDevice(offerId: string, device: PairedDevice, sas: string): boolean {
+    return recordPairedDevice(this.store, offerId, device, sas);
   }
 
   /** Hears previews and output tails: not durable, never history. */

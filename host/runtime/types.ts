@@ -53,7 +53,8 @@ export interface RuntimeOptions {
 
 /** Not durable: streaming text and output tails, for whoever is watching now. */
 export type LiveMessage = PreviewMessage | OutputMessage;
-export type LiveListener = (message: LiveMessage) => void;
+/** Hears a live message of the run `runId` (an `output` frame names only its tool call). */
+export type LiveListener = (message: LiveMessage, runId: string) => void;
 
 /** Who asked for something: a deviceId, or `local` for the host's own CLI. */
 export type Actor = string;

@@ -38,10 +38,15 @@ function toDevice(row: DeviceRow): StoredDevice {
 export class Devices {
   constructor(private readonly db: Db) {}
 
-  insert(device: StoredDevice): void {
+  /** Stores a paired device; pairing again (after a revoke, say) replaces the old record. */
+  upsert(device: StoredDevice): void {
     this.db
       .prepare(
-        'INSERT INTO devices (device_id, device_pk, name, platform, paired_at, last_seen_at, revoked_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+        `INSERT INTO devices (device_id, device_pk, name, platform, paired_at, last_seen_at, revoked_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?)
+         ON CONFLICT (device_id) DO UPDATE SET device_pk = excluded.device_pk, name = excluded.name,
+           platform = excluded.platform, paired_at = excluded.paired_at,
+           last_seen_at = excluded.last_seen_at, revoked_at = excluded.revoked_at`,
       )
       .run(
         device.deviceId,

@@ -12,3 +12,4 @@ export { SCHEMA_VERSION } from './migrations.js';
 export { writeDurableFile, readFilePage } from './output-files.js';
 export type { FilePage } from './output-files.js';
 export type { StoredDevice } from './devices.js';
+export type { StoredOffer } from './pairing-offers.js';

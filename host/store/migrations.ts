@@ -146,12 +146,14 @@ export const MIGRATIONS: readonly Migration[] = [
       );
 
       CREATE TABLE pairing_offers (
-        offer_id BLOB PRIMARY KEY,
+        offer_id TEXT PRIMARY KEY,
         psk BLOB NOT NULL,
         created_at INTEGER NOT NULL,
         expires_at INTEGER NOT NULL,
         used_at INTEGER,
-        failed_attempts INTEGER NOT NULL DEFAULT 0
+        failed_attempts INTEGER NOT NULL DEFAULT 0,
+        device_id TEXT,
+        sas TEXT
       );
     `,
   },

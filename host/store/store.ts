@@ -9,6 +9,7 @@ import { CommandLog } from './command-log.js';
 import { openDatabase, type Db } from './database.js';
 import { Devices } from './devices.js';
 import { EventLog } from './event-log.js';
+import { PairingOffers } from './pairing-offers.js';
 import { SessionsAndRuns } from './sessions-and-runs.js';
 import { ToolRecords } from './tool-records.js';
 
@@ -51,6 +52,7 @@ export class Store {
   readonly events: EventLog;
   readonly commands: CommandLog;
   readonly devices: Devices;
+  readonly offers: PairingOffers;
   readonly outputsDir: string;
   readonly artifactsDir: string;
   private readonly listeners = new Set<CommitListener>();
@@ -69,6 +71,7 @@ export class Store {
     this.events = new EventLog(db);
     this.commands = new CommandLog(db);
     this.devices = new Devices(db);
+    this.offers = new PairingOffers(db);
     this.outputsDir = join(options.dataDir, 'outputs');
     this.artifactsDir = join(options.dataDir, 'artifacts');
     mkdirSync(this.outputsDir, { recursive: true, mode: 0o700 });

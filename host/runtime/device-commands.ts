@@ -1,0 +1,61 @@
+/**
+ * Device records: the list remotes see, and revocation as a deduplicated command.
+ */
+import { TetherError, type OpArgs, type OpResult } from '../../protocol/index.js';
+import type { PairedDevice } from '../../pairing/index.js';
+import type { Store } from '../store/index.js';
+import { deviceRecord } from './records.js';
+import type { Actor } from './types.js';
+
+export function listDevices(store: Store, by: Actor): OpResult<'devices.list'> {
+  return { devices: store.devices.list().map((device) => deviceRecord(device, by)) };
+}
+
+/** Revokes a device once; revoking a revoked device answers `{}` again and records nothing. */
+export function revokeDevice(
+  store: Store,
+  args: OpArgs<'device.revoke'>,
+  by: Actor,
+): OpResult<'device.revoke'> {
+  return store.applyCommand(
+    { commandId: args.commandId, op: 'device.revoke', args, deviceId: by },
+    (tx) => {
+      const device = store.devices.get(args.deviceId);
+      if (device === undefined) throw new TetherError('not_found', `no device ${args.deviceId}`);
+      if (device.revokedAt !== null) return {};
+      store.devices.revoke(device.deviceId, tx.at);
+      tx.append({
+        type: 'device.revoked',
+        payload: { deviceId: device.deviceId, name: device.name },
+      });
+      return {};
+    },
+  ).result;
+}
+
+/**
+ * Stores a freshly paired device and marks its offer used, in one transaction with
+ * `device.paired`. False when the offer was used meanwhile (two devices raced one link).
+ * A device that pairs again (after a revoke, with a new offer) is paired afresh.
+ */
+export function recordPairedDevice(
+  store: Store,
+  offerId: string,
+  device: PairedDevice,
+  sas: string,
+): boolean {
+  return store.write((tx) => {
+    if (!store.offers.markUsed(offerId, device.deviceId, sas, tx.at)) return false;
+    store.devices.upsert({
+      deviceId: device.deviceId,
+      devicePk: device.devicePk,
+      name: device.name,
+      platform: device.platform,
+      pairedAt: tx.at,
+      lastSeenAt: null,
+      revokedAt: null,
+    });
+    tx.append({ type: 'device.paired', payload: { deviceId: device.deviceId, name: device.name } });
+    return true;
+  });
+}

@@ -1,0 +1,130 @@
+/**
+ * `/admin`: a small page and JSON API, on this computer only, to pair devices, list them
+ * and revoke them (PROTOCOL.md section 8).
+ */
+import type { HttpBindings } from '@hono/node-server';
+import { Hono } from 'hono';
+import { renderSVG } from 'uqr';
+import { z } from 'zod';
+import { describeIssues } from '../../protocol/index.js';
+import {
+  createPairOffer,
+  formatPairLink,
+  MAX_FAILED_ATTEMPTS,
+  type Identity,
+} from '../../pairing/index.js';
+import type { Runtime } from '../runtime/index.js';
+import { adminGuard } from './admin-guard.js';
+import { ADMIN_PAGE_HTML, ADMIN_PAGE_SCRIPT } from './admin-page.js';
+
+export interface AdminOptions {
+  runtime: Runtime;
+  identity: Identity;
+  token: string;
+  port: () => number;
+  /** The origin a device should use when the request names none. */
+  defaultOrigin: () => string;
+  now?: () => number;
+  /** Closes a revoked device's sockets at once. */
+  closeDeviceSockets(deviceId: string): void;
+}
+
+const OfferRequest = z.strictObject({
+  origin: z.string().url().max(512).optional(),
+  ttlMs: z.number().int().min(10_000).max(3_600_000).optional(),
+});
+
+const ADMIN_CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+
+export function adminRoutes(options: AdminOptions): Hono<{ Bindings: HttpBindings }> {
+  const { runtime } = options;
+  const now = options.now ?? Date.now;
+  const app = new Hono<{ Bindings: HttpBindings }>();
+
+  app.use('/admin', adminGuard(options, false));
+  app.use('/admin/admin.js', adminGuard(options, false));
+  app.use('/admin/api/*', adminGuard(options));
+
+  app.get('/admin', (c) => {
+    c.header('Content-Security-Policy', ADMIN_CSP);
+    return c.html(ADMIN_PAGE_HTML);
+  });
+  app.get('/admin/admin.js', (c) => {
+    c.header('Content-Type', 'text/javascript; charset=utf-8');
+    return c.body(ADMIN_PAGE_SCRIPT);
+  });
+
+  app.post('/admin/api/offers', async (c) => {
+    const body: unknown = await c.req.json().catch(() => ({}));
+    const parsed = OfferRequest.safeParse(body ?? {});
+    if (!parsed.success) {
+      const issues = describeIssues(parsed.error);
+      return c.json(
+        {
+          ok: false,
+          error: { code: 'invalid_request', message: 'invalid offer request', details: { issues } },
+        },
+        400,
+      );
+    }
+    const origin = (parsed.data.origin ?? options.defaultOrigin()).replace(/\/+$/, '');
+    const offer = createPairOffer(
+      now(),
+      parsed.data.ttlMs === undefined ? {} : { ttlMs: parsed.data.ttlMs },
+    );
+    const link = formatPairLink({
+      origin,
+      offerId: offer.offerId,
+      psk: offer.psk,
+      hostPk: options.identity.publicKey,
+    });
+    runtime.store.write((tx) => runtime.store.offers.insert(offer, tx.at));
+    return c.json({
+      link,
+      offerId: offer.offerId,
+      expiresAt: offer.expiresAt,
+      qrSvg: renderSVG(link, { pixelSize: 6 }),
+    });
+  });
+
+  app.get('/admin/api/offers/:offerId', (c) => {
+    const offer = runtime.store.offers.get(c.req.param('offerId'));
+    if (offer === undefined)
+      return c.json({ ok: false, error: { code: 'not_found', message: 'no such offer' } }, 404);
+    const device = offer.deviceId === null ? undefined : runtime.store.devices.get(offer.deviceId);
+    const state = offer.used
+      ? 'paired'
+      : offer.failedAttempts >= MAX_FAILED_ATTEMPTS
+        ? 'void'
+        : now() >= offer.expiresAt
+          ? 'expired'
+          : 'pending';
+    return c.json({
+      offerId: offer.offerId,
+      state,
+      expiresAt: offer.expiresAt,
+      ...(offer.sas === null ? {} : { sas: offer.sas }),
+      ...(device === undefined
+        ? {}
+        : { device: { deviceId: device.deviceId, name: device.name, platform: device.platform } }),
+    });
+  });
+
+  app.get('/admin/api/devices', (c) => c.json(runtime.listDevices('admin')));
+
+  app.post('/admin/api/devices/:deviceId/revoke', (c) => {
+    const deviceId = c.req.param('deviceId');
+    const device = runtime.store.devices.get(deviceId);
+    if (device === undefined)
+      return c.json({ ok: false, error: { code: 'not_found', message: 'no such device' } }, 404);
+    runtime.revokeDevice(
+      { commandId: `admin-revoke-${deviceId}-${device.pairedAt}`, deviceId },
+      'admin',
+    );
+    options.closeDeviceSockets(deviceId);
+    return c.json({});
+  });
+
+  return app;
+}

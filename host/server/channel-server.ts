@@ -1,0 +1,134 @@
+/**
+ * The `ws` endpoint `/v1/ws` (PROTOCOL.md sections 2-6): upgrades, the per-address
+ * handshake limit, live connections by device, revocation, and live previews fan-out.
+ */
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { WebSocketServer } from 'ws';
+import { CloseCode, MAX_FRAME_BYTES, TetherError } from '../../protocol/index.js';
+import { handshakeErrorFrame, type Identity } from '../../pairing/index.js';
+import type { Logger } from '../log/index.js';
+import type { Runtime } from '../runtime/index.js';
+import { clientAddress } from './client-address.js';
+import { Connection } from './connection.js';
+import { LiveFanout } from './live-fanout.js';
+
+/** Handshakes in progress from one address before more are refused with 4429. */
+export const MAX_HANDSHAKES_PER_ADDRESS = 16;
+export const HANDSHAKE_TIMEOUT_MS = 10_000;
+
+export interface ChannelServerOptions {
+  runtime: Runtime;
+  identity: Identity;
+  hostName: string;
+  version: string;
+  log: Logger;
+  now?: () => number;
+  handshakeTimeoutMs?: number;
+}
+
+export class ChannelServer {
+  private readonly wss: WebSocketServer;
+  private readonly connections = new Set<Connection>();
+  private readonly handshaking = new Map<string, number>();
+  private readonly fanout: LiveFanout;
+  private readonly stopLive: () => void;
+  private readonly sessionOfRun = new Map<string, string | null>();
+
+  constructor(private readonly options: ChannelServerOptions) {
+    // A little over the frame limit, so an oversized frame reaches us and closes with 4400.
+    this.wss = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME_BYTES + 64 * 1024 });
+    this.fanout = new LiveFanout((message, runId) => {
+      const sessionId = this.sessionOf(runId);
+      for (const connection of this.connections) connection.sendLive(message, runId, sessionId);
+    });
+    this.stopLive = options.runtime.onLive((message, runId) => this.fanout.push(message, runId));
+  }
+
+  /** Handles an HTTP upgrade; anything but `/v1/ws` is refused. */
+  handleUpgrade(request: IncomingMessage, socket: Duplex, head: Buffer): void {
+    const path = (request.url ?? '').split('?')[0];
+    if (path !== '/v1/ws') {
+      socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\n\r\n');
+      return;
+    }
+    this.wss.handleUpgrade(request, socket, head, (ws) => {
+      const address = clientAddress(request);
+      const inProgress = this.handshaking.get(address) ?? 0;
+      if (inProgress >= MAX_HANDSHAKES_PER_ADDRESS) {
+        const error = new TetherError(
+          'rate_limited',
+          'too many handshakes in progress from this address',
+        );
+        ws.send(JSON.stringify(handshakeErrorFrame(error)));
+        ws.close(CloseCode.rateLimited, 'rate_limited');
+        return;
+      }
+      this.handshaking.set(address, inProgress + 1);
+      let counted = true;
+      const release = () => {
+        if (!counted) return;
+        counted = false;
+        const left = (this.handshaking.get(address) ?? 1) - 1;
+        if (left <= 0) this.handshaking.delete(address);
+        else this.handshaking.set(address, left);
+      };
+      const { runtime, identity, hostName, version, log } = this.options;
+      const connection = new Connection(
+        ws,
+        {
+          runtime,
+          identity,
+          hostId: identity.id,
+          hostName,
+          version,
+          log,
+          now: this.options.now ?? Date.now,
+          handshakeTimeoutMs: this.options.handshakeTimeoutMs ?? HANDSHAKE_TIMEOUT_MS,
+          closeDeviceSockets: (deviceId) => this.closeDevice(deviceId),
+          onOpen: (opened) => {
+            release();
+            log.info('channel open', { conn: opened.id, deviceId: opened.deviceId, address });
+          },
+          onClose: (closed) => {
+            release();
+            this.connections.delete(closed);
+          },
+        },
+        address,
+      );
+      this.connections.add(connection);
+    });
+  }
+
+  /** Closes every live socket of a revoked device with 4403. */
+  closeDevice(deviceId: string): void {
+    for (const connection of [...this.connections]) {
+      if (connection.deviceId === deviceId) connection.close(CloseCode.revoked, 'device_revoked');
+    }
+  }
+
+  /** Connections whose channel is open (for tests and the admin page). */
+  openConnections(): number {
+    return [...this.connections].filter((connection) => connection.isOpen).length;
+  }
+
+  /** Closes every socket with 1001 (host shutting down). */
+  close(): void {
+    this.stopLive();
+    this.fanout.close();
+    for (const connection of [...this.connections])
+      connection.close(CloseCode.goingAway, 'host shutting down');
+    this.wss.close();
+  }
+
+  private sessionOf(runId: string): string | null {
+    let sessionId = this.sessionOfRun.get(runId);
+    if (sessionId === undefined) {
+      sessionId = this.options.runtime.store.runs.getRun(runId)?.sessionId ?? null;
+      if (this.sessionOfRun.size > 10_000) this.sessionOfRun.clear();
+      this.sessionOfRun.set(runId, sessionId);
+    }
+    return sessionId;
+  }
+}

@@ -1,0 +1,107 @@
+/**
+ * The encrypted channel against a real host process over real sockets.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Event, HostMessage } from '../../protocol/index.js';
+import { startHostProcess, type HostProcess } from '../support/host-process.js';
+import { RawChannel, pairDevice } from '../support/raw-channel.js';
+import {
+  startScriptedModelServer,
+  textTurn,
+  toolCallTurn,
+  type ScriptedModelServer,
+} from '../support/scripted-model-server.js';
+
+let host: HostProcess;
+let model: ScriptedModelServer;
+
+beforeAll(async () => {
+  model = await startScriptedModelServer();
+  host = await startHostProcess({ model: model.baseUrl });
+});
+
+afterAll(async () => {
+  await host.dispose();
+  await model.close();
+});
+
+async function untilIdle(channel: RawChannel, runId: string): Promise<Event[]> {
+  const events: Event[] = [];
+  const take = (message: HostMessage) => {
+    if (message.t === 'events') events.push(...(message.events as Event[]));
+  };
+  channel.others.splice(0).forEach(take);
+  while (!events.some((event) => event.type === 'session.idle' && event.runId === runId)) {
+    const message = await channel.receive();
+    if (message === undefined) throw new Error('closed');
+    take(message);
+  }
+  return events;
+}
+
+describe('pairing and the channel', () => {
+  it('pairs through the admin link with the same SAS on both sides, then runs a task live', async () => {
+    const offer = await host.offer();
+    const { host: paired, sas } = await pairDevice(offer.link);
+    const status = (await (
+      await host.admin('GET', `/admin/api/offers/${offer.offerId}`)
+    ).json()) as Record<string, unknown>;
+    expect(status).toMatchObject({ state: 'paired', sas });
+    expect(host.output()).toContain(`"sas":"${sas}"`);
+
+    const channel = await RawChannel.open(paired);
+    const info = await channel.request('host.info');
+    expect(info).toMatchObject({
+      ok: true,
+      result: { hostId: paired.hostId, protocol: 1, models: ['scripted-model'] },
+    });
+
+    const subscribed = await channel.request('subscribe', {});
+    expect(subscribed).toMatchObject({ ok: true, result: { mode: 'snapshot' } });
+    model.push(
+      toolCallTurn([{ id: 'r', name: 'read_file', arguments: '{"path":"README.md"}' }]),
+      textTurn(['All ', 'good.']),
+    );
+    const submitted = await channel.request('run.submit', {
+      commandId: 'cmd-channel-test-0001',
+      input: { text: 'Read the README' },
+    });
+    expect(submitted).toMatchObject({ ok: true, result: { state: 'queued', deduplicated: false } });
+    const runId = (submitted as { result: { runId: string } }).result.runId;
+    const events = await untilIdle(channel, runId);
+    const types = events.filter((event) => event.runId === runId).map((event) => event.type);
+    expect(types).toEqual([
+      'run.queued',
+      'run.started',
+      'model.request',
+      'message.completed',
+      'tool.proposed',
+      'tool.started',
+      'tool.finished',
+      'model.request',
+      'message.completed',
+      'run.finished',
+      'session.idle',
+    ]);
+    const seqs = events.map((event) => event.seq);
+    expect(seqs).toEqual([...seqs].sort((a, b) => a - b));
+
+    const again = await channel.request('run.submit', {
+      commandId: 'cmd-channel-test-0001',
+      input: { text: 'Read the README' },
+    });
+    expect(again).toMatchObject({ ok: true, result: { runId, deduplicated: true } });
+    const conflict = await channel.request('run.submit', {
+      commandId: 'cmd-channel-test-0001',
+      input: { text: 'other' },
+    });
+    expect(conflict).toMatchObject({ ok: false, error: { code: 'command_conflict' } });
+    const bad = await channel.request('run.submit', { commandId: 'x', input: {} });
+    expect(bad).toMatchObject({ ok: false, error: { code: 'invalid_request' } });
+    const unknown = await channel.request('run.explode', {});
+    expect(unknown).toMatchObject({ ok: false, error: { code: 'unknown_op' } });
+    const pong = (channel.send({ t: 'ping' }), await channel.receive());
+    expect(pong).toEqual({ t: 'pong' });
+    channel.socket.socket.close();
+  });
+});

@@ -1,0 +1,158 @@
+/**
+ * The real host as a child process (`node bin/tether.js start`), on a temp data
+ * directory and a free port, with helpers to pair devices through its admin API.
+ */
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { z } from 'zod';
+
+const bin = new URL('../../bin/tether.js', import.meta.url).pathname;
+
+export interface HostProcessOptions {
+  /** Base URL of an OpenAI-compatible server (the scripted one in tests). */
+  model?: string;
+  /** Extra `tether start` flags. */
+  args?: string[];
+  env?: Record<string, string>;
+}
+
+export interface Offer {
+  link: string;
+  offerId: string;
+  expiresAt: number;
+}
+
+export interface HostProcess {
+  /** `http://127.0.0.1:PORT` (the same port across restarts). */
+  readonly url: string;
+  readonly dataDir: string;
+  readonly workspace: string;
+  /** Everything the host printed on stdout and stderr so far. */
+  output(): string;
+  /** A fresh pairing offer from the admin API. */
+  offer(): Promise<Offer>;
+  pairLink(): Promise<string>;
+  /** Calls the admin API (loopback, with the token). */
+  admin(method: 'GET' | 'POST', path: string, body?: unknown): Promise<Response>;
+  /** SIGTERM and wait for a clean exit; resolves with the exit code. */
+  stop(): Promise<number | null>;
+  /** SIGKILL: no cleanup, as a crash. */
+  kill(): Promise<void>;
+  /** Starts it again on the same data directory and port. */
+  restart(): Promise<void>;
+  /** Stops it if running and removes its folders. */
+  dispose(): Promise<void>;
+}
+
+const AdminFile = z.object({ url: z.string(), token: z.string() });
+const OfferResult = z.object({ link: z.string(), offerId: z.string(), expiresAt: z.number() });
+
+export async function startHostProcess(options: HostProcessOptions = {}): Promise<HostProcess> {
+  const root = realpathSync(mkdtempSync(join(tmpdir(), 'tether-host-')));
+  const dataDir = join(root, 'data');
+  const workspace = join(root, 'workspace');
+  mkdirSync(workspace);
+  writeFileSync(join(workspace, 'README.md'), '# A workspace for tests\n');
+  let child: ChildProcessWithoutNullStreams | null = null;
+  let exited: Promise<number | null> = Promise.resolve(null);
+  let output = '';
+  let port = 0;
+
+  const launch = async (): Promise<string> => {
+    const env: Record<string, string> = {
+      PATH: process.env['PATH'] ?? '',
+      HOME: root,
+      TETHER_KEY_STORE: 'file',
+      ...(options.model === undefined
+        ? {}
+        : {
+            TETHER_MODEL_BASE_URL: options.model,
+            TETHER_MODEL: 'scripted-model',
+            TETHER_MODEL_API_KEY: 'sk-test',
+          }),
+      ...options.env,
+    };
+    const args = [
+      'start',
+      '--data',
+      dataDir,
+      '--port',
+      String(port),
+      '--workspace',
+      workspace,
+      ...(options.args ?? []),
+    ];
+    const started = spawn(process.execPath, [bin, ...args], { env });
+    child = started;
+    const from = output.length;
+    started.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    started.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    exited = new Promise((resolve) => started.on('exit', (code) => resolve(code)));
+    return new Promise<string>((resolve, reject) => {
+      const check = () => {
+        const match = /listening on (http:\/\/127\.0\.0\.1:(\d+))/.exec(output.slice(from));
+        if (match) {
+          port = Number(match[2]);
+          return resolve(match[1]!);
+        }
+        setTimeout(check, 10);
+      };
+      check();
+      void exited.then((code) =>
+        reject(new Error(`the host exited (${code}) before listening:\n${output}`)),
+      );
+    });
+  };
+
+  let url = await launch();
+  const admin = async (method: 'GET' | 'POST', path: string, body?: unknown) => {
+    const file = AdminFile.parse(JSON.parse(readFileSync(join(dataDir, 'admin.json'), 'utf8')));
+    return fetch(`${file.url}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${file.token}`, 'content-type': 'application/json' },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+  };
+  const offer = async () => {
+    const response = await admin('POST', '/admin/api/offers', {});
+    return OfferResult.parse(await response.json());
+  };
+  const stop = async () => {
+    if (child === null) return null;
+    child.kill('SIGTERM');
+    const code = await exited;
+    child = null;
+    return code;
+  };
+  return {
+    get url() {
+      return url;
+    },
+    dataDir,
+    workspace,
+    output: () => output,
+    offer,
+    pairLink: async () => (await offer()).link,
+    admin,
+    stop,
+    async kill() {
+      if (child === null) return;
+      child.kill('SIGKILL');
+      await exited;
+      child = null;
+    },
+    async restart() {
+      await stop();
+      url = await launch();
+    },
+    async dispose() {
+      if (child !== null) {
+        child.kill('SIGKILL');
+        await exited;
+      }
+      rmSync(root, { recursive: true, force: true });
+    },
+  };
+}
