@@ -7,7 +7,7 @@ import { digest, type RunError } from '../../protocol/index.js';
 import type { ModelCompletion, ModelToolSpec } from '../model/index.js';
 import type { Store, StoredRun } from '../store/index.js';
 import { parseToolInput, type ToolDefinition } from '../tools/index.js';
-import { buildContext } from './context-builder.js';
+import { ContextCache, buildContext } from './context-builder.js';
 import type { LiveHub } from './live-hub.js';
 import { runModelTurn } from './model-turn.js';
 import { cancelUnstartedCall, runToolCall } from './tool-step.js';
@@ -98,10 +98,10 @@ export class RunExecutor {
       parameters: tool.parameters,
     }));
     const signal = this.controller.signal;
+    const context = new ContextCache(store, model.adapter.provider);
     for (;;) {
-      for (const call of store.tools.listToolCalls(run.id)) {
-        if (call.state !== 'proposed') continue;
-        if (this.stopReason !== null) continue;
+      for (const call of store.tools.listToolCallsInState(run.id, 'proposed')) {
+        if (this.stopReason !== null) break;
         await runToolCall(
           {
             store,
@@ -114,7 +114,7 @@ export class RunExecutor {
         );
       }
       if (this.stopReason !== null) return this.stoppedOutcome();
-      const turn = store.runs.listMessages(run.id).length;
+      const turn = store.runs.countMessages(run.id);
       if (turn >= limits.maxModelTurns) {
         return {
           state: 'failed',
@@ -130,11 +130,12 @@ export class RunExecutor {
         turn,
         {
           model: run.model,
-          messages: buildContext(store, run, {
-            workspace,
-            provider: model.adapter.provider,
-            maxChars: limits.contextMaxChars,
-          }),
+          messages: buildContext(
+            store,
+            run,
+            { workspace, provider: model.adapter.provider, maxChars: limits.contextMaxChars },
+            context,
+          ),
           tools: specs,
         },
       );

@@ -2,7 +2,8 @@
  * Commands already applied, so a resent command returns its first result (PROTOCOL.md 6.1).
  */
 import { JsonRecord, readJsonColumn } from './json-column.js';
-import type { Db } from './database.js';
+import type { Statement } from 'better-sqlite3';
+import { cachedPrepare, type Db } from './database.js';
 
 export interface StoredCommand {
   commandId: string;
@@ -23,10 +24,14 @@ interface CommandRow {
 }
 
 export class CommandLog {
-  constructor(private readonly db: Db) {}
+  private readonly prepare: (sql: string) => Statement;
+
+  constructor(db: Db) {
+    this.prepare = cachedPrepare(db);
+  }
 
   find(commandId: string): StoredCommand | undefined {
-    const row = this.db.prepare('SELECT * FROM commands WHERE command_id = ?').get(commandId) as
+    const row = this.prepare('SELECT * FROM commands WHERE command_id = ?').get(commandId) as
       CommandRow | undefined;
     if (row === undefined) return undefined;
     return {
@@ -40,22 +45,20 @@ export class CommandLog {
   }
 
   record(command: StoredCommand): void {
-    this.db
-      .prepare(
-        'INSERT INTO commands (command_id, op, args_digest, device_id, result_json, created_at) VALUES (?, ?, ?, ?, ?, ?)',
-      )
-      .run(
-        command.commandId,
-        command.op,
-        command.argsDigest,
-        command.deviceId,
-        JSON.stringify(command.result),
-        command.createdAt,
-      );
+    this.prepare(
+      'INSERT INTO commands (command_id, op, args_digest, device_id, result_json, created_at) VALUES (?, ?, ?, ?, ?, ?)',
+    ).run(
+      command.commandId,
+      command.op,
+      command.argsDigest,
+      command.deviceId,
+      JSON.stringify(command.result),
+      command.createdAt,
+    );
   }
 
   /** Forgets commands older than `before` (kept at least 30 days, section 6.1). */
   pruneBefore(before: number): number {
-    return this.db.prepare('DELETE FROM commands WHERE created_at < ?').run(before).changes;
+    return this.prepare('DELETE FROM commands WHERE created_at < ?').run(before).changes;
   }
 }

@@ -85,3 +85,16 @@ export async function openDatabase(path: string, now = Date.now()): Promise<Db> 
     throw new StoreOpenError(`cannot use the database ${path}: ${message}`, { cause: error });
   }
 }
+
+/** A `prepare` that compiles each SQL text once per database and reuses it. */
+export function cachedPrepare(db: Db): (sql: string) => Database.Statement {
+  const cache = new Map<string, Database.Statement>();
+  return (sql) => {
+    let statement = cache.get(sql);
+    if (statement === undefined) {
+      statement = db.prepare(sql);
+      cache.set(sql, statement);
+    }
+    return statement;
+  };
+}

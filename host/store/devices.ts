@@ -1,7 +1,8 @@
 /**
  * Paired devices: their public keys, names and whether they were revoked.
  */
-import type { Db } from './database.js';
+import type { Statement } from 'better-sqlite3';
+import { cachedPrepare, type Db } from './database.js';
 
 export interface StoredDevice {
   deviceId: string;
@@ -36,47 +37,49 @@ function toDevice(row: DeviceRow): StoredDevice {
 }
 
 export class Devices {
-  constructor(private readonly db: Db) {}
+  private readonly prepare: (sql: string) => Statement;
+
+  constructor(db: Db) {
+    this.prepare = cachedPrepare(db);
+  }
 
   /** Stores a paired device; pairing again (after a revoke, say) replaces the old record. */
   upsert(device: StoredDevice): void {
-    this.db
-      .prepare(
-        `INSERT INTO devices (device_id, device_pk, name, platform, paired_at, last_seen_at, revoked_at)
+    this.prepare(
+      `INSERT INTO devices (device_id, device_pk, name, platform, paired_at, last_seen_at, revoked_at)
          VALUES (?, ?, ?, ?, ?, ?, ?)
          ON CONFLICT (device_id) DO UPDATE SET device_pk = excluded.device_pk, name = excluded.name,
            platform = excluded.platform, paired_at = excluded.paired_at,
            last_seen_at = excluded.last_seen_at, revoked_at = excluded.revoked_at`,
-      )
-      .run(
-        device.deviceId,
-        Buffer.from(device.devicePk),
-        device.name,
-        device.platform,
-        device.pairedAt,
-        device.lastSeenAt,
-        device.revokedAt,
-      );
+    ).run(
+      device.deviceId,
+      Buffer.from(device.devicePk),
+      device.name,
+      device.platform,
+      device.pairedAt,
+      device.lastSeenAt,
+      device.revokedAt,
+    );
   }
 
   get(deviceId: string): StoredDevice | undefined {
-    const row = this.db.prepare('SELECT * FROM devices WHERE device_id = ?').get(deviceId) as
+    const row = this.prepare('SELECT * FROM devices WHERE device_id = ?').get(deviceId) as
       DeviceRow | undefined;
     return row && toDevice(row);
   }
 
   list(): StoredDevice[] {
-    const rows = this.db.prepare('SELECT * FROM devices ORDER BY paired_at').all() as DeviceRow[];
+    const rows = this.prepare('SELECT * FROM devices ORDER BY paired_at').all() as DeviceRow[];
     return rows.map(toDevice);
   }
 
   revoke(deviceId: string, at: number): void {
-    this.db
-      .prepare('UPDATE devices SET revoked_at = ? WHERE device_id = ? AND revoked_at IS NULL')
-      .run(at, deviceId);
+    this.prepare(
+      'UPDATE devices SET revoked_at = ? WHERE device_id = ? AND revoked_at IS NULL',
+    ).run(at, deviceId);
   }
 
   touch(deviceId: string, at: number): void {
-    this.db.prepare('UPDATE devices SET last_seen_at = ? WHERE device_id = ?').run(at, deviceId);
+    this.prepare('UPDATE devices SET last_seen_at = ? WHERE device_id = ?').run(at, deviceId);
   }
 }

@@ -3,12 +3,10 @@
  */
 import type { Statement } from 'better-sqlite3';
 import { parseWith, Event, type NewEvent } from '../../protocol/index.js';
-import type { Db } from './database.js';
-import { newId } from './ids.js';
+import { cachedPrepare, type Db } from './database.js';
 
 interface EventRow {
   seq: number;
-  id: string;
   type: string;
   at: number;
   session_id: string | null;
@@ -20,13 +18,17 @@ interface EventRow {
 /** Which events a reader wants: all, one session's, or one run's. */
 export type EventScope = { sessionId: string } | { runId: string } | Record<string, never>;
 
+function eventId(seq: number): string {
+  return `evt_${seq}`;
+}
+
 function toEvent(row: EventRow): Event {
   return parseWith(
     Event,
     {
       v: 1,
       seq: row.seq,
-      id: row.id,
+      id: eventId(row.seq),
       type: row.type,
       at: row.at,
       sessionId: row.session_id,
@@ -41,10 +43,12 @@ function toEvent(row: EventRow): Event {
 export class EventLog {
   private readonly insert: Statement;
   private readonly headStatement: Statement<[], { seq: number | null }>;
+  private readonly prepare: (sql: string) => Statement;
 
   constructor(private readonly db: Db) {
+    this.prepare = cachedPrepare(db);
     this.insert = db.prepare(
-      'INSERT INTO events (id, type, at, session_id, run_id, tool_call_id, payload_json) VALUES (?, ?, ?, ?, ?, ?, ?)',
+      'INSERT INTO events (type, at, session_id, run_id, tool_call_id, payload_json) VALUES (?, ?, ?, ?, ?, ?)',
     );
     this.headStatement = db.prepare('SELECT MAX(seq) AS seq FROM events');
   }
@@ -52,9 +56,7 @@ export class EventLog {
   /** Appends inside the caller's write transaction; the event is not visible until commit. */
   append(event: NewEvent, at: number): Event {
     if (!this.db.inTransaction) throw new Error('events are appended inside a write transaction');
-    const id = newId('evt');
     const info = this.insert.run(
-      id,
       event.type,
       at,
       event.sessionId ?? null,
@@ -62,10 +64,11 @@ export class EventLog {
       event.toolCallId ?? null,
       JSON.stringify(event.payload),
     );
+    const seq = Number(info.lastInsertRowid);
     return {
       v: 1,
-      seq: Number(info.lastInsertRowid),
-      id,
+      seq,
+      id: eventId(seq),
       type: event.type,
       at,
       sessionId: event.sessionId ?? null,
@@ -84,17 +87,18 @@ export class EventLog {
   after(afterSeq: number, scope: EventScope = {}, limit = 1000): Event[] {
     let rows: EventRow[];
     if ('runId' in scope) {
-      rows = this.db
-        .prepare('SELECT * FROM events WHERE run_id = ? AND seq > ? ORDER BY seq LIMIT ?')
-        .all(scope.runId, afterSeq, limit) as EventRow[];
+      rows = this.prepare(
+        'SELECT * FROM events WHERE run_id = ? AND seq > ? ORDER BY seq LIMIT ?',
+      ).all(scope.runId, afterSeq, limit) as EventRow[];
     } else if ('sessionId' in scope) {
-      rows = this.db
-        .prepare('SELECT * FROM events WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?')
-        .all(scope.sessionId, afterSeq, limit) as EventRow[];
+      rows = this.prepare(
+        'SELECT * FROM events WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?',
+      ).all(scope.sessionId, afterSeq, limit) as EventRow[];
     } else {
-      rows = this.db
-        .prepare('SELECT * FROM events WHERE seq > ? ORDER BY seq LIMIT ?')
-        .all(afterSeq, limit) as EventRow[];
+      rows = this.prepare('SELECT * FROM events WHERE seq > ? ORDER BY seq LIMIT ?').all(
+        afterSeq,
+        limit,
+      ) as EventRow[];
     }
     return rows.map(toEvent);
   }

@@ -111,10 +111,10 @@ export const MIGRATIONS: readonly Migration[] = [
       );
       CREATE INDEX artifacts_by_run ON artifacts(run_id);
 
-      -- seq: AUTOINCREMENT so a committed seq is never handed out again.
+      -- seq: AUTOINCREMENT so a committed seq is never handed out again. An event's id is
+      -- evt_<seq>: unique, and inserts stay at the right edge of every index.
       CREATE TABLE events (
         seq INTEGER PRIMARY KEY AUTOINCREMENT,
-        id TEXT NOT NULL UNIQUE,
         type TEXT NOT NULL,
         at INTEGER NOT NULL,
         session_id TEXT,

@@ -4,9 +4,13 @@
  */
 import { createHash } from 'node:crypto';
 import { closeSync, fsyncSync, openSync, readSync, statSync, writeSync } from 'node:fs';
+import { dirname } from 'node:path';
 import type { OutputFile } from './tool-records.js';
 
-/** Writes `text` to `path` and fsyncs it, so a row that names the file never outlives it. */
+/**
+ * Writes `text` to `path`, then fsyncs the file and its folder (the new name must survive
+ * a crash too), so a row that names the file never outlives it.
+ */
 export function writeDurableFile(path: string, text: string, truncated = false): OutputFile {
   const bytes = Buffer.from(text, 'utf8');
   const fd = openSync(path, 'w', 0o600);
@@ -15,6 +19,12 @@ export function writeDurableFile(path: string, text: string, truncated = false):
     fsyncSync(fd);
   } finally {
     closeSync(fd);
+  }
+  const folder = openSync(dirname(path), 'r');
+  try {
+    fsyncSync(folder);
+  } finally {
+    closeSync(folder);
   }
   return {
     path,

@@ -2,7 +2,8 @@
  * Pairing offers: single use, short-lived, void after three failed attempts.
  */
 import type { PairOffer } from '../../pairing/index.js';
-import type { Db } from './database.js';
+import type { Statement } from 'better-sqlite3';
+import { cachedPrepare, type Db } from './database.js';
 
 interface OfferRow {
   offer_id: string;
@@ -38,40 +39,40 @@ function toOffer(row: OfferRow): StoredOffer {
 }
 
 export class PairingOffers {
-  constructor(private readonly db: Db) {}
+  private readonly prepare: (sql: string) => Statement;
+
+  constructor(db: Db) {
+    this.prepare = cachedPrepare(db);
+  }
 
   insert(offer: PairOffer, createdAt: number): void {
-    this.db
-      .prepare(
-        'INSERT INTO pairing_offers (offer_id, psk, created_at, expires_at, failed_attempts) VALUES (?, ?, ?, ?, ?)',
-      )
-      .run(offer.offerId, Buffer.from(offer.psk), createdAt, offer.expiresAt, offer.failedAttempts);
+    this.prepare(
+      'INSERT INTO pairing_offers (offer_id, psk, created_at, expires_at, failed_attempts) VALUES (?, ?, ?, ?, ?)',
+    ).run(offer.offerId, Buffer.from(offer.psk), createdAt, offer.expiresAt, offer.failedAttempts);
   }
 
   get(offerId: string): StoredOffer | undefined {
-    const row = this.db.prepare('SELECT * FROM pairing_offers WHERE offer_id = ?').get(offerId) as
+    const row = this.prepare('SELECT * FROM pairing_offers WHERE offer_id = ?').get(offerId) as
       OfferRow | undefined;
     return row && toOffer(row);
   }
 
   countFailure(offerId: string): void {
-    this.db
-      .prepare('UPDATE pairing_offers SET failed_attempts = failed_attempts + 1 WHERE offer_id = ?')
-      .run(offerId);
+    this.prepare(
+      'UPDATE pairing_offers SET failed_attempts = failed_attempts + 1 WHERE offer_id = ?',
+    ).run(offerId);
   }
 
   /** Marks the offer used by `deviceId`; false when it already was (two devices raced). */
   markUsed(offerId: string, deviceId: string, sas: string, at: number): boolean {
-    const info = this.db
-      .prepare(
-        'UPDATE pairing_offers SET used_at = ?, device_id = ?, sas = ? WHERE offer_id = ? AND used_at IS NULL',
-      )
-      .run(at, deviceId, sas, offerId);
+    const info = this.prepare(
+      'UPDATE pairing_offers SET used_at = ?, device_id = ?, sas = ? WHERE offer_id = ? AND used_at IS NULL',
+    ).run(at, deviceId, sas, offerId);
     return info.changes === 1;
   }
 
   /** Forgets offers that expired before `before`, used or not: nothing refers to them. */
   pruneExpired(before: number): number {
-    return this.db.prepare('DELETE FROM pairing_offers WHERE expires_at < ?').run(before).changes;
+    return this.prepare('DELETE FROM pairing_offers WHERE expires_at < ?').run(before).changes;
   }
 }

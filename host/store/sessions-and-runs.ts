@@ -10,7 +10,8 @@ import {
   type Session,
 } from '../../protocol/index.js';
 import { JsonRecord, readJsonColumn } from './json-column.js';
-import type { Db } from './database.js';
+import type { Statement } from 'better-sqlite3';
+import { cachedPrepare, type Db } from './database.js';
 
 interface SessionRow {
   id: string;
@@ -118,67 +119,65 @@ export interface PageCursor {
 }
 
 export class SessionsAndRuns {
-  constructor(private readonly db: Db) {}
+  private readonly prepare: (sql: string) => Statement;
+
+  constructor(db: Db) {
+    this.prepare = cachedPrepare(db);
+  }
 
   insertSession(session: Session): void {
-    this.db
-      .prepare(
-        'INSERT INTO sessions (id, title, workspace, created_at, active_run_id) VALUES (?, ?, ?, ?, ?)',
-      )
-      .run(session.id, session.title, session.workspace, session.createdAt, session.activeRunId);
+    this.prepare(
+      'INSERT INTO sessions (id, title, workspace, created_at, active_run_id) VALUES (?, ?, ?, ?, ?)',
+    ).run(session.id, session.title, session.workspace, session.createdAt, session.activeRunId);
   }
 
   getSession(id: string): Session | undefined {
-    const row = this.db.prepare('SELECT * FROM sessions WHERE id = ?').get(id) as
+    const row = this.prepare('SELECT * FROM sessions WHERE id = ?').get(id) as
       SessionRow | undefined;
     return row && toSession(row);
   }
 
   setActiveRun(sessionId: string, runId: string | null): void {
-    this.db.prepare('UPDATE sessions SET active_run_id = ? WHERE id = ?').run(runId, sessionId);
+    this.prepare('UPDATE sessions SET active_run_id = ? WHERE id = ?').run(runId, sessionId);
   }
 
   listSessions(limit: number, before?: PageCursor): Session[] {
     const rows = (
       before
-        ? this.db
-            .prepare(
-              'SELECT * FROM sessions WHERE (created_at, id) < (?, ?) ORDER BY created_at DESC, id DESC LIMIT ?',
-            )
-            .all(before.createdAt, before.id, limit)
-        : this.db
-            .prepare('SELECT * FROM sessions ORDER BY created_at DESC, id DESC LIMIT ?')
-            .all(limit)
+        ? this.prepare(
+            'SELECT * FROM sessions WHERE (created_at, id) < (?, ?) ORDER BY created_at DESC, id DESC LIMIT ?',
+          ).all(before.createdAt, before.id, limit)
+        : this.prepare('SELECT * FROM sessions ORDER BY created_at DESC, id DESC LIMIT ?').all(
+            limit,
+          )
     ) as SessionRow[];
     return rows.map(toSession);
   }
 
   insertRun(run: StoredRun): void {
-    this.db
-      .prepare(
-        `INSERT INTO runs (id, session_id, state, input_json, model, created_at, started_at,
+    this.prepare(
+      `INSERT INTO runs (id, session_id, state, input_json, model, created_at, started_at,
            finished_at, continues_run_id, error_json, command_id, created_by, idle_at)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      )
-      .run(
-        run.id,
-        run.sessionId,
-        run.state,
-        JSON.stringify(run.input),
-        run.model,
-        run.createdAt,
-        run.startedAt,
-        run.finishedAt,
-        run.continuesRunId,
-        run.error === null ? null : JSON.stringify(run.error),
-        run.commandId,
-        run.createdBy,
-        run.idleAt,
-      );
+    ).run(
+      run.id,
+      run.sessionId,
+      run.state,
+      JSON.stringify(run.input),
+      run.model,
+      run.createdAt,
+      run.startedAt,
+      run.finishedAt,
+      run.continuesRunId,
+      run.error === null ? null : JSON.stringify(run.error),
+      run.commandId,
+      run.createdBy,
+      run.idleAt,
+    );
   }
 
   getRun(id: string): StoredRun | undefined {
-    const row = this.db.prepare('SELECT * FROM runs WHERE id = ?').get(id) as RunRow | undefined;
+    const row = this.prepare('SELECT * FROM runs WHERE id = ?').get(id) as RunRow | undefined;
     return row && toRun(row);
   }
 
@@ -190,18 +189,16 @@ export class SessionsAndRuns {
     const run = this.getRun(id);
     if (run === undefined) throw new Error(`no run ${id}`);
     const next = { ...run, ...change };
-    this.db
-      .prepare(
-        'UPDATE runs SET state = ?, started_at = ?, finished_at = ?, error_json = ?, idle_at = ? WHERE id = ?',
-      )
-      .run(
-        next.state,
-        next.startedAt,
-        next.finishedAt,
-        next.error === null ? null : JSON.stringify(next.error),
-        next.idleAt,
-        id,
-      );
+    this.prepare(
+      'UPDATE runs SET state = ?, started_at = ?, finished_at = ?, error_json = ?, idle_at = ? WHERE id = ?',
+    ).run(
+      next.state,
+      next.startedAt,
+      next.finishedAt,
+      next.error === null ? null : JSON.stringify(next.error),
+      next.idleAt,
+      id,
+    );
   }
 
   listRuns(filter: {
@@ -228,44 +225,61 @@ export class SessionsAndRuns {
     const direction = filter.order === 'oldest' ? 'ASC' : 'DESC';
     const sql = `SELECT * FROM runs ${where.length > 0 ? 'WHERE ' + where.join(' AND ') : ''}
       ORDER BY created_at ${direction}, rowid ${direction} LIMIT ?`;
-    return (this.db.prepare(sql).all(...params, filter.limit) as RunRow[]).map(toRun);
+    return (this.prepare(sql).all(...params, filter.limit) as RunRow[]).map(toRun);
   }
 
   /** Runs that started and finished but whose `session.idle` was never recorded. */
   listRunsAwaitingIdle(): StoredRun[] {
-    const rows = this.db
-      .prepare(
-        `SELECT * FROM runs WHERE idle_at IS NULL AND started_at IS NOT NULL
+    const rows = this.prepare(
+      `SELECT * FROM runs WHERE idle_at IS NULL AND started_at IS NOT NULL
            AND state IN ('succeeded', 'failed', 'cancelled', 'interrupted') ORDER BY created_at`,
-      )
-      .all() as RunRow[];
+    ).all() as RunRow[];
     return rows.map(toRun);
   }
 
   insertMessage(message: StoredMessage): void {
-    this.db
-      .prepare(
-        `INSERT INTO messages (id, run_id, text, reasoning, finish_reason, usage_json, provider,
+    this.prepare(
+      `INSERT INTO messages (id, run_id, text, reasoning, finish_reason, usage_json, provider,
            native_json, tool_calls_json, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      )
-      .run(
-        message.id,
-        message.runId,
-        message.text,
-        message.reasoning,
-        message.finishReason,
-        message.usage === null ? null : JSON.stringify(message.usage),
-        message.provider,
-        JSON.stringify(message.native),
-        JSON.stringify(message.toolCalls),
-        message.createdAt,
-      );
+    ).run(
+      message.id,
+      message.runId,
+      message.text,
+      message.reasoning,
+      message.finishReason,
+      message.usage === null ? null : JSON.stringify(message.usage),
+      message.provider,
+      JSON.stringify(message.native),
+      JSON.stringify(message.toolCalls),
+      message.createdAt,
+    );
+  }
+
+  /** Ids of a run's messages, oldest first: cheap, for callers that cache messages. */
+  listMessageIds(runId: string): string[] {
+    const rows = this.prepare(
+      'SELECT id FROM messages WHERE run_id = ? ORDER BY created_at, rowid',
+    ).all(runId) as { id: string }[];
+    return rows.map((row) => row.id);
+  }
+
+  getMessage(id: string): StoredMessage | undefined {
+    const row = this.prepare('SELECT * FROM messages WHERE id = ?').get(id) as
+      MessageRow | undefined;
+    return row && toMessage(row);
+  }
+
+  countMessages(runId: string): number {
+    const row = this.prepare('SELECT COUNT(*) AS n FROM messages WHERE run_id = ?').get(runId) as {
+      n: number;
+    };
+    return row.n;
   }
 
   listMessages(runId: string): StoredMessage[] {
-    const rows = this.db
-      .prepare('SELECT * FROM messages WHERE run_id = ? ORDER BY created_at, rowid')
-      .all(runId) as MessageRow[];
+    const rows = this.prepare(
+      'SELECT * FROM messages WHERE run_id = ? ORDER BY created_at, rowid',
+    ).all(runId) as MessageRow[];
     return rows.map(toMessage);
   }
 }

@@ -10,7 +10,8 @@ import {
   type ToolCall,
   type ToolCallState,
 } from '../../protocol/index.js';
-import type { Db } from './database.js';
+import type { Statement } from 'better-sqlite3';
+import { cachedPrepare, type Db } from './database.js';
 import { JsonRecord, readJsonColumn } from './json-column.js';
 
 interface ToolCallRow {
@@ -152,46 +153,56 @@ function toArtifact(row: ArtifactRow): StoredArtifact {
 }
 
 export class ToolRecords {
-  constructor(private readonly db: Db) {}
+  private readonly prepare: (sql: string) => Statement;
+
+  constructor(db: Db) {
+    this.prepare = cachedPrepare(db);
+  }
 
   insertToolCall(call: StoredToolCall): void {
-    this.db
-      .prepare(
-        `INSERT INTO tool_calls (id, run_id, message_id, model_call_id, position, name, input_json,
+    this.prepare(
+      `INSERT INTO tool_calls (id, run_id, message_id, model_call_id, position, name, input_json,
            input_digest, state, attempt, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      )
-      .run(
-        call.id,
-        call.runId,
-        call.messageId,
-        call.modelCallId,
-        call.position,
-        call.name,
-        JSON.stringify(call.input),
-        call.inputDigest,
-        call.state,
-        call.attempt,
-        call.createdAt,
-      );
+    ).run(
+      call.id,
+      call.runId,
+      call.messageId,
+      call.modelCallId,
+      call.position,
+      call.name,
+      JSON.stringify(call.input),
+      call.inputDigest,
+      call.state,
+      call.attempt,
+      call.createdAt,
+    );
   }
 
   getToolCall(id: string): StoredToolCall | undefined {
-    const row = this.db.prepare('SELECT * FROM tool_calls WHERE id = ?').get(id) as
+    const row = this.prepare('SELECT * FROM tool_calls WHERE id = ?').get(id) as
       ToolCallRow | undefined;
     return row && toToolCall(row);
   }
 
   listToolCalls(runId: string): StoredToolCall[] {
-    const rows = this.db
-      .prepare('SELECT * FROM tool_calls WHERE run_id = ? ORDER BY created_at, position')
-      .all(runId) as ToolCallRow[];
+    const rows = this.prepare(
+      'SELECT * FROM tool_calls WHERE run_id = ? ORDER BY created_at, position',
+    ).all(runId) as ToolCallRow[];
     return rows.map(toToolCall);
   }
 
-  listToolCallsInState(states: readonly ToolCallState[]): StoredToolCall[] {
-    const rows = this.db
-      .prepare(`SELECT * FROM tool_calls WHERE state IN (${states.map(() => '?').join(', ')})`)
-      .all(...states) as ToolCallRow[];
+  listToolCallsOfMessage(messageId: string): StoredToolCall[] {
+    const rows = this.prepare(
+      'SELECT * FROM tool_calls WHERE message_id = ? ORDER BY position',
+    ).all(messageId) as ToolCallRow[];
+    return rows.map(toToolCall);
+  }
+
+  /** A run's tool calls in `state`, in the order they were proposed. */
+  listToolCallsInState(runId: string, state: ToolCallState): StoredToolCall[] {
+    const rows = this.prepare(
+      'SELECT * FROM tool_calls WHERE run_id = ? AND state = ? ORDER BY created_at, position',
+    ).all(runId, state) as ToolCallRow[];
     return rows.map(toToolCall);
   }
 
@@ -214,54 +225,50 @@ export class ToolRecords {
     const call = this.getToolCall(id);
     if (call === undefined) throw new Error(`no tool call ${id}`);
     const next = { ...call, ...change };
-    this.db
-      .prepare(
-        `UPDATE tool_calls SET state = ?, started_at = ?, finished_at = ?, result_json = ?, attempt = ?,
+    this.prepare(
+      `UPDATE tool_calls SET state = ?, started_at = ?, finished_at = ?, result_json = ?, attempt = ?,
            model_content = ?, output_path = ?, output_bytes = ?, output_sha256 = ?,
            output_truncated = ?, process_group = ? WHERE id = ?`,
-      )
-      .run(
-        next.state,
-        next.startedAt,
-        next.finishedAt,
-        next.result === null ? null : JSON.stringify(next.result),
-        next.attempt,
-        next.modelContent,
-        next.output?.path ?? null,
-        next.output?.bytes ?? null,
-        next.output?.sha256 ?? null,
-        next.output === null ? null : next.output.truncated ? 1 : 0,
-        next.processGroup,
-        id,
-      );
+    ).run(
+      next.state,
+      next.startedAt,
+      next.finishedAt,
+      next.result === null ? null : JSON.stringify(next.result),
+      next.attempt,
+      next.modelContent,
+      next.output?.path ?? null,
+      next.output?.bytes ?? null,
+      next.output?.sha256 ?? null,
+      next.output === null ? null : next.output.truncated ? 1 : 0,
+      next.processGroup,
+      id,
+    );
   }
 
   insertApproval(approval: Approval, createdAt: number): void {
-    this.db
-      .prepare(
-        `INSERT INTO approvals (id, tool_call_id, run_id, state, name, input_json, workspace,
+    this.prepare(
+      `INSERT INTO approvals (id, tool_call_id, run_id, state, name, input_json, workspace,
            input_digest, preview_json, reason, created_at, expires_at, decided_by)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      )
-      .run(
-        approval.id,
-        approval.toolCallId,
-        approval.runId,
-        approval.state,
-        approval.name,
-        JSON.stringify(approval.input),
-        approval.workspace,
-        approval.inputDigest,
-        JSON.stringify(approval.preview),
-        approval.reason,
-        createdAt,
-        approval.expiresAt,
-        approval.decidedBy,
-      );
+    ).run(
+      approval.id,
+      approval.toolCallId,
+      approval.runId,
+      approval.state,
+      approval.name,
+      JSON.stringify(approval.input),
+      approval.workspace,
+      approval.inputDigest,
+      JSON.stringify(approval.preview),
+      approval.reason,
+      createdAt,
+      approval.expiresAt,
+      approval.decidedBy,
+    );
   }
 
   getApproval(id: string): Approval | undefined {
-    const row = this.db.prepare('SELECT * FROM approvals WHERE id = ?').get(id) as
+    const row = this.prepare('SELECT * FROM approvals WHERE id = ?').get(id) as
       ApprovalRow | undefined;
     return row && toApproval(row);
   }
@@ -278,44 +285,45 @@ export class ToolRecords {
       params.push(filter.state);
     }
     const sql = `SELECT * FROM approvals ${where.length > 0 ? 'WHERE ' + where.join(' AND ') : ''} ORDER BY created_at, rowid`;
-    return (this.db.prepare(sql).all(...params) as ApprovalRow[]).map(toApproval);
+    return (this.prepare(sql).all(...params) as ApprovalRow[]).map(toApproval);
   }
 
   resolveApproval(id: string, state: ApprovalState, decidedBy: string, at: number): void {
-    this.db
-      .prepare('UPDATE approvals SET state = ?, decided_by = ?, decided_at = ? WHERE id = ?')
-      .run(state, decidedBy, at, id);
+    this.prepare('UPDATE approvals SET state = ?, decided_by = ?, decided_at = ? WHERE id = ?').run(
+      state,
+      decidedBy,
+      at,
+      id,
+    );
   }
 
   insertArtifact(artifact: StoredArtifact): void {
-    this.db
-      .prepare(
-        `INSERT INTO artifacts (id, run_id, tool_call_id, kind, name, bytes, sha256, path, created_at)
+    this.prepare(
+      `INSERT INTO artifacts (id, run_id, tool_call_id, kind, name, bytes, sha256, path, created_at)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      )
-      .run(
-        artifact.id,
-        artifact.runId,
-        artifact.toolCallId,
-        artifact.kind,
-        artifact.name,
-        artifact.bytes,
-        artifact.sha256,
-        artifact.path,
-        artifact.createdAt,
-      );
+    ).run(
+      artifact.id,
+      artifact.runId,
+      artifact.toolCallId,
+      artifact.kind,
+      artifact.name,
+      artifact.bytes,
+      artifact.sha256,
+      artifact.path,
+      artifact.createdAt,
+    );
   }
 
   getArtifact(id: string): StoredArtifact | undefined {
-    const row = this.db.prepare('SELECT * FROM artifacts WHERE id = ?').get(id) as
+    const row = this.prepare('SELECT * FROM artifacts WHERE id = ?').get(id) as
       ArtifactRow | undefined;
     return row && toArtifact(row);
   }
 
   listArtifacts(runId: string): StoredArtifact[] {
-    const rows = this.db
-      .prepare('SELECT * FROM artifacts WHERE run_id = ? ORDER BY created_at, rowid')
-      .all(runId) as ArtifactRow[];
+    const rows = this.prepare(
+      'SELECT * FROM artifacts WHERE run_id = ? ORDER BY created_at, rowid',
+    ).all(runId) as ArtifactRow[];
     return rows.map(toArtifact);
   }
 }

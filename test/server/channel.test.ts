@@ -67,7 +67,7 @@ describe('pairing and the channel', () => {
       input: { text: 'Read the README' },
     });
     expect(submitted).toMatchObject({ ok: true, result: { state: 'queued', deduplicated: false } });
-    const runId = (submitted as { result: { runId: string } }).result.runId;
+    const runId = String((submitted as { result: Record<string, unknown> }).result['runId']);
     const events = await untilIdle(channel, runId);
     const types = events.filter((event) => event.runId === runId).map((event) => event.type);
     expect(types).toEqual([

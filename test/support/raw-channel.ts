@@ -131,6 +131,13 @@ export class RawChannel {
     return this.cipher.openFrame(new Uint8Array(frame.data), frame.isBinary, HostMessage);
   }
 
+  /** Sends a request and returns its result; a failed answer throws with its code. */
+  async call(op: string, args: object = {}): Promise<Record<string, unknown>> {
+    const answer = await this.request(op, args);
+    if (!answer.ok) throw new Error(`${op} failed: ${answer.error.code}: ${answer.error.message}`);
+    return answer.result;
+  }
+
   /** Sends a request and returns its answer, keeping other messages for `others`. */
   readonly others: HostMessage[] = [];
   async request(op: string, args: object = {}): Promise<HostMessage & { t: 'res' }> {
