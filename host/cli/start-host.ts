@@ -5,7 +5,9 @@
  */
 import { randomBytes } from 'node:crypto';
 import { homedir, hostname } from 'node:os';
+import type { IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { serve, type ServerType } from '@hono/node-server';
 import { ensureDataDir, loadHostConfig, redactedConfig, type HostConfig } from '../config/index.js';
 import { loadOrCreateHostIdentity } from '../identity/index.js';
@@ -133,7 +135,9 @@ export async function startHost(
     },
   });
   const server = serve({ fetch: app.fetch, port: config.port, hostname: config.bind });
-  server.on('upgrade', (request, socket, head) => channel.handleUpgrade(request, socket, head));
+  server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) =>
+    channel.handleUpgrade(request, socket, head),
+  );
   let address: AddressInfo;
   try {
     address = await listen(server);

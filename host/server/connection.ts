@@ -23,7 +23,7 @@ import {
   type Identity,
 } from '../../pairing/index.js';
 import type { Logger } from '../log/index.js';
-import type { LiveMessage, Runtime, Subscription } from '../runtime/index.js';
+import type { LiveMessage, Subscription } from '../runtime/index.js';
 import { newId } from '../store/index.js';
 import { routeRequest, type RouterContext } from './request-router.js';
 
@@ -204,12 +204,7 @@ export class Connection {
       if (typeof id !== 'string')
         throw new TetherError('protocol_error', 'a frame that is neither req nor ping');
       const error = new TetherError('invalid_request', 'not a valid request', {
-        details: {
-          issues: parsed.error.issues.map((issue) => ({
-            path: issue.path.join('.'),
-            message: issue.message,
-          })),
-        },
+        details: { issues: describeIssues(parsed.error) },
       });
       this.send({ t: 'res', id, ok: false, error: error.toWire() }, 'control');
       return;

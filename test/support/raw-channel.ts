@@ -3,7 +3,8 @@
  * machines over a real `ws` socket, with no reconnects or retries to hide what happened.
  */
 import WebSocket from 'ws';
-import { HostMessage, type HostHandshakeMessage } from '../../protocol/index.js';
+import type { HostHandshakeMessage} from '../../protocol/index.js';
+import { HostMessage } from '../../protocol/index.js';
 import {
   createIdentity,
   openChannel,
@@ -71,9 +72,8 @@ export class RawSocket {
 
   async nextText(): Promise<HostHandshakeMessage | undefined> {
     const frame = await this.next();
-    return frame === undefined
-      ? undefined
-      : (JSON.parse(frame.data.toString('utf8')) as HostHandshakeMessage);
+    if (frame === undefined) return undefined;
+    return HostHandshakeMessage.parse(JSON.parse(frame.data.toString('utf8')));
   }
 }
 
