@@ -3,8 +3,7 @@
  * machines over a real `ws` socket, with no reconnects or retries to hide what happened.
  */
 import WebSocket from 'ws';
-import type { HostHandshakeMessage} from '../../protocol/index.js';
-import { HostMessage } from '../../protocol/index.js';
+import { HostHandshakeMessage, HostMessage } from '../../protocol/index.js';
 import {
   createIdentity,
   openChannel,
@@ -70,8 +69,8 @@ export class RawSocket {
     return this.frames.shift();
   }
 
-  async nextText(): Promise<HostHandshakeMessage | undefined> {
-    const frame = await this.next();
+  async nextText(timeoutMs?: number): Promise<HostHandshakeMessage | undefined> {
+    const frame = await this.next(timeoutMs);
     if (frame === undefined) return undefined;
     return HostHandshakeMessage.parse(JSON.parse(frame.data.toString('utf8')));
   }
