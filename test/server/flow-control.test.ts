@@ -1,0 +1,84 @@
+/**
+ * A remote that stops reading gets `lagged`, host memory stays bounded, and the others'
+ * events keep flowing, in order.
+ */
+import type { Socket } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Event, HostMessage } from '../../protocol/index.js';
+import type { PairedHost } from '../../pairing/index.js';
+import { startInProcessHost, type InProcessHost } from '../support/in-process-host.js';
+import { RawChannel, pairDevice } from '../support/raw-channel.js';
+
+let harness: InProcessHost;
+let device: PairedHost;
+
+beforeAll(async () => {
+  harness = await startInProcessHost();
+  device = (await pairDevice(await harness.pairLink())).host;
+});
+
+afterAll(async () => harness.dispose());
+
+const EVENTS = 100_000;
+/**
+ * The host holds at most DURABLE_LIMIT (8 MiB) plus one frame for a stalled remote; this
+ * process also holds the reading client and the writer. Measured here: 13-17 MiB.
+ */
+const RSS_BOUND = 64 * 1024 * 1024;
+
+describe('a remote that stops reading', () => {
+  it('gets lagged while 100,000 events flow; RSS stays bounded; a reading remote sees all, in order', async () => {
+    const store = harness.host.runtime.store;
+    const slow = await RawChannel.open(device);
+    const fast = await RawChannel.open(device);
+    const slowSub = String((await slow.call('subscribe', {}))['sub']);
+    const fastSub = await fast.call('subscribe', {});
+    const start = Number(fastSub['cursor']);
+    (slow.socket.socket as unknown as { _socket: Socket })._socket.pause();
+
+    const received: number[] = [];
+    const reader = (async () => {
+      while (received.length < EVENTS) {
+        const message = await fast.receive(20_000);
+        if (message === undefined) break;
+        if (message.t === 'events')
+          received.push(...(message.events as Event[]).map((event) => event.seq));
+      }
+    })();
+
+    const rssBefore = process.memoryUsage().rss;
+    let peak = rssBefore;
+    for (let written = 0; written < EVENTS; written += 1000) {
+      store.write((tx) => {
+        for (let i = 0; i < 1000; i++)
+          tx.append({ type: 'run.started', sessionId: null, runId: null, payload: {} });
+      });
+      peak = Math.max(peak, process.memoryUsage().rss);
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    await reader;
+    expect(received).toHaveLength(EVENTS);
+    expect(received[0]).toBe(start + 1);
+    expect(received.every((seq, i) => i === 0 || seq === received[i - 1]! + 1)).toBe(true);
+    expect(peak - rssBefore).toBeLessThan(RSS_BOUND);
+
+    (slow.socket.socket as unknown as { _socket: Socket })._socket.resume();
+    const seen: HostMessage[] = [];
+    for (;;) {
+      const message = await slow.receive(10_000);
+      if (message === undefined) break;
+      seen.push(message);
+      if (message.t === 'lagged') break;
+    }
+    const lagged = seen.at(-1);
+    expect(lagged).toMatchObject({ t: 'lagged', sub: slowSub });
+    const delivered = seen.flatMap((m) => (m.t === 'events' ? (m.events as Event[]) : []));
+    const cursor = (lagged as { cursor: number }).cursor;
+    expect(delivered.at(-1)?.seq ?? start).toBe(cursor);
+    expect(delivered.length).toBeLessThan(EVENTS);
+    // The lagged remote resubscribes from its own cursor and catches up.
+    const again = await slow.call('subscribe', { afterSeq: cursor });
+    expect(again['mode']).toBe(store.events.head() - cursor <= 10_000 ? 'replay' : 'snapshot');
+    expect(await slow.call('host.info')).toMatchObject({ hostId: device.hostId });
+  });
+});
