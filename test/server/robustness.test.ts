@@ -1,0 +1,149 @@
+/**
+ * Bad input from the network changes nothing: 10,000 random and mutated frames before and
+ * after the handshake leave the host up, serving, and its memory flat.
+ */
+import nacl from 'tweetnacl';
+import WebSocket from 'ws';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openChannel, type PairedHost } from '../../pairing/index.js';
+import { startInProcessHost, type InProcessHost } from '../support/in-process-host.js';
+import { RawChannel, pairDevice } from '../support/raw-channel.js';
+
+let harness: InProcessHost;
+let device: PairedHost;
+
+beforeAll(async () => {
+  harness = await startInProcessHost();
+  device = (await pairDevice(await harness.pairLink())).host;
+});
+
+afterAll(async () => harness.dispose());
+
+/** A deterministic generator, so a failure can be replayed. */
+function random(seed: number): () => number {
+  let state = seed;
+  return () => {
+    state = (state * 1103515245 + 12345) & 0x7fffffff;
+    return state / 0x7fffffff;
+  };
+}
+
+function mutate(text: string, next: () => number): string {
+  const chars = [...text];
+  const edits = 1 + Math.floor(next() * 4);
+  for (let i = 0; i < edits; i++) {
+    const at = Math.floor(next() * chars.length);
+    const kind = next();
+    if (kind < 0.4) chars[at] = String.fromCharCode(Math.floor(next() * 128));
+    else if (kind < 0.7) chars.splice(at, 1);
+    else chars.splice(at, 0, '"{}[]:,0\\'[Math.floor(next() * 10)]!);
+  }
+  return chars.join('');
+}
+
+/** A random JSON value: what a confused or hostile client might put in `args`. */
+function randomValue(next: () => number, depth = 0): unknown {
+  const pick = next();
+  if (depth > 2 || pick < 0.2) return Math.floor(next() * 2 ** 40) - 2 ** 39;
+  if (pick < 0.4) return 'x'.repeat(Math.floor(next() * 80));
+  if (pick < 0.5) return null;
+  if (pick < 0.7)
+    return Array.from({ length: Math.floor(next() * 4) }, () => randomValue(next, depth + 1));
+  const keys = [
+    'commandId',
+    'runId',
+    'input',
+    'text',
+    'limit',
+    'offset',
+    'afterSeq',
+    'scope',
+    'sub',
+    'deviceId',
+  ];
+  return Object.fromEntries(
+    Array.from({ length: Math.floor(next() * 5) }, () => [
+      keys[Math.floor(next() * keys.length)]!,
+      randomValue(next, depth + 1),
+    ]),
+  );
+}
+
+/** Sends one frame on a fresh socket and waits for the host to close it (or not). */
+function sendOnce(url: string, frame: string | Uint8Array, address: string): Promise<void> {
+  return new Promise((resolve) => {
+    // A forwarded address per socket, as behind a local proxy, so 16 may be in flight.
+    const socket = new WebSocket(url, { headers: { 'x-forwarded-for': address } });
+    const done = () => {
+      socket.terminate();
+      resolve();
+    };
+    socket.on('open', () => socket.send(frame));
+    socket.on('close', done);
+    socket.on('error', done);
+    setTimeout(done, 2000);
+  });
+}
+
+describe('random and mutated frames', () => {
+  it('leave the host up, answering, and its memory flat', { timeout: 120_000 }, async () => {
+    const next = random(20261130);
+    const url = harness.host.url.replace('http', 'ws') + '/v1/ws';
+    const { hello } = openChannel(device);
+    const samples = [
+      JSON.stringify(hello),
+      JSON.stringify({ t: 'pair', v: 1, offer: 'x', box: 'y' }),
+    ];
+    const rssBefore = process.memoryUsage().rss;
+    let frames = 0;
+
+    // Before the handshake: random bytes and mutated hello/pair frames, 16 sockets at a time.
+    for (let batch = 0; batch < 125; batch++) {
+      const sends: Promise<void>[] = [];
+      for (let i = 0; i < 16; i++) {
+        const pick = next();
+        const frame =
+          pick < 0.3
+            ? nacl.randomBytes(Math.floor(next() * 512))
+            : mutate(samples[Math.floor(next() * samples.length)]!, next);
+        sends.push(sendOnce(url, frame, `198.51.100.${i}`));
+        frames++;
+      }
+      await Promise.all(sends);
+    }
+    // After the handshake: sealed garbage requests keep the channel open; each must be answered.
+    const channel = await RawChannel.open(device);
+    const ops = [
+      'run.submit',
+      'run.get',
+      'subscribe',
+      'output.read',
+      'nope',
+      'device.revoke',
+      'runs.list',
+    ];
+    for (let i = 0; i < 7800; i++) {
+      const args = randomValue(next, 1);
+      const plain = typeof args === 'object' && args !== null && !Array.isArray(args);
+      const answer = await channel.request(ops[i % ops.length]!, plain ? args : {});
+      expect(answer.t).toBe('res');
+      frames++;
+    }
+    // Tampered sealed frames close their channel with 4400.
+    for (let i = 0; i < 200; i++) {
+      const victim = await RawChannel.open(device);
+      const sealed = victim.cipher.seal({ t: 'ping' });
+      sealed[Math.floor(next() * sealed.length)]! ^= 1 + Math.floor(next() * 255);
+      victim.socket.socket.send(sealed);
+      expect((await victim.socket.closed).code).toBe(4400);
+      frames++;
+    }
+    expect(frames).toBeGreaterThanOrEqual(10_000);
+
+    expect(await channel.call('host.info')).toMatchObject({ hostId: device.hostId });
+    const fresh = await RawChannel.open(device);
+    expect(await fresh.call('runs.list', {})).toMatchObject({ runs: [] });
+    const growth = process.memoryUsage().rss - rssBefore;
+    expect(growth).toBeLessThan(64 * 1024 * 1024);
+  });
+});
