@@ -104,4 +104,45 @@ describe('pairing and the channel', () => {
     expect(pong).toEqual({ t: 'pong' });
     channel.socket.socket.close();
   });
+
+  it('three remotes watching one run see the same events in the same order', async () => {
+    const watchers = await Promise.all(
+      [1, 2, 3].map(async () => RawChannel.open((await pairDevice(await host.pairLink())).host)),
+    );
+    for (const watcher of watchers) await watcher.call('subscribe', {});
+    model.push(
+      toolCallTurn([{ id: 'l', name: 'list_directory', arguments: '{}' }]),
+      textTurn('done'),
+    );
+    const { runId } = (await watchers[0]!.call('run.submit', {
+      commandId: 'cmd-three-watchers-001',
+      input: { text: 'List' },
+    })) as { runId: string };
+    const seen = await Promise.all(watchers.map((watcher) => untilIdle(watcher, runId)));
+    const ofRun = seen.map((events) => events.filter((event) => event.runId === runId));
+    expect(ofRun[0]!.length).toBeGreaterThan(8);
+    expect(ofRun[1]).toEqual(ofRun[0]);
+    expect(ofRun[2]).toEqual(ofRun[0]);
+    for (const watcher of watchers) watcher.socket.socket.close();
+  });
+
+  it('a command whose answer was lost is applied once when resent on a new connection', async () => {
+    const { host: paired } = await pairDevice(await host.pairLink());
+    const first = await RawChannel.open(paired);
+    model.push(textTurn('once'));
+    const args = { commandId: 'cmd-lost-answer-0001', input: { text: 'only once' } };
+    first.send({ t: 'req', id: '1', op: 'run.submit', args });
+    first.socket.socket.terminate();
+    const second = await RawChannel.open(paired);
+    const again = (await second.call('run.submit', args)) as {
+      runId: string;
+      deduplicated: boolean;
+    };
+    expect(again.deduplicated).toBe(true);
+    const { runs } = (await second.call('runs.list', {})) as {
+      runs: { id: string; input: { text: string } }[];
+    };
+    expect(runs.filter((run) => run.input.text === 'only once')).toHaveLength(1);
+    second.socket.socket.close();
+  });
 });

@@ -1,0 +1,116 @@
+/**
+ * The durable outbox (PROTOCOL.md 6.1): every command gets its commandId and is stored
+ * before its first send, and stays until the host answers it for good.
+ */
+import { z } from 'zod';
+import {
+  b64u,
+  CommandId,
+  type CommandOpName,
+  JsonObject,
+  Millis,
+  type OpArgs,
+  OPS,
+  parseWith,
+} from '../../protocol/index.js';
+import { type RandomBytes, secureRandomBytes } from '../../pairing/index.js';
+import type { ClientStorage } from './storage.js';
+
+/** Ops that change state and carry a `commandId`. */
+export const COMMAND_OPS = Object.entries(OPS)
+  .filter(([, spec]) => spec.command)
+  .map(([op]) => op) as [CommandOpName, ...CommandOpName[]];
+
+/** A command's args as a caller gives them: the outbox adds `commandId`. */
+export type CommandArgs<O extends CommandOpName> = Omit<OpArgs<O>, 'commandId'>;
+
+/** A command waiting for its answer, as stored. `args` includes `commandId`. */
+export const PendingCommand = z.object({
+  commandId: CommandId,
+  op: z.enum(COMMAND_OPS),
+  args: JsonObject,
+  createdAt: Millis,
+});
+/** A command waiting for its answer; `args` includes `commandId`. */
+export type PendingCommand = z.infer<typeof PendingCommand>;
+
+/** A fresh commandId: 18 random bytes, 24 base64url characters. */
+export function newCommandId(randomBytes: RandomBytes = secureRandomBytes): string {
+  return b64u(randomBytes(18));
+}
+
+/** Injectable randomness (commandIds) and clock (createdAt). */
+export interface OutboxOptions {
+  randomBytes?: RandomBytes;
+  now?: () => number;
+}
+
+/** One host's pending commands, in the order they were made, mirrored in storage. */
+export class Outbox {
+  private entries: PendingCommand[] = [];
+  private loading: Promise<void> | undefined;
+  private writing: Promise<void> = Promise.resolve();
+  private readonly randomBytes: RandomBytes;
+  private readonly now: () => number;
+
+  constructor(
+    private readonly storage: ClientStorage,
+    private readonly key: string,
+    options: OutboxOptions = {},
+  ) {
+    this.randomBytes = options.randomBytes ?? secureRandomBytes;
+    this.now = options.now ?? Date.now;
+  }
+
+  /** Commands still waiting, oldest first. */
+  get pending(): readonly PendingCommand[] {
+    return this.entries;
+  }
+
+  /** Reads what an earlier client left (once). Stored entries that fail the schema are dropped. */
+  load(): Promise<void> {
+    this.loading ??= this.storage.get(this.key).then((value) => {
+      const stored = value === undefined ? [] : parseWith(z.array(z.unknown()), value, 'outbox');
+      const valid = stored.flatMap((entry) => {
+        const parsed = PendingCommand.safeParse(entry);
+        return parsed.success ? [parsed.data] : [];
+      });
+      this.entries = [...valid, ...this.entries];
+    });
+    return this.loading;
+  }
+
+  /**
+   * Gives the command a fresh commandId, validates it (`invalid_request` otherwise, and
+   * nothing is stored) and stores it. Resolves once it is durable; only then is it
+   * {@link Outbox.pending}, so nothing sends it before.
+   */
+  async add<O extends CommandOpName>(op: O, args: CommandArgs<O>): Promise<PendingCommand> {
+    await this.load();
+    const commandId = newCommandId(this.randomBytes);
+    const full = parseWith(OPS[op].args, { ...args, commandId }, `args of ${op}`);
+    const entry: PendingCommand = { commandId, op, args: full, createdAt: this.now() };
+    await this.change((entries) => [...entries, entry]);
+    return entry;
+  }
+
+  /** Drops an answered command; resolves once storage no longer holds it. */
+  async remove(commandId: string): Promise<void> {
+    await this.load();
+    await this.change((entries) => entries.filter((entry) => entry.commandId !== commandId));
+  }
+
+  /**
+   * Stores `transform(entries)` after any write in progress (so none is lost), and takes
+   * it as the entries once stored; a failed write changes nothing.
+   */
+  private change(transform: (entries: PendingCommand[]) => PendingCommand[]): Promise<void> {
+    const write = this.writing.then(async () => {
+      const next = transform(this.entries);
+      await this.storage.set(this.key, next);
+      this.entries = next;
+    });
+    this.writing = write.catch(() => undefined);
+    return write;
+  }
+}
