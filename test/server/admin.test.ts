@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Store } from '../../host/store/index.js';
 import { Runtime } from '../../host/runtime/index.js';
-import { createHttpApp } from '../../host/server/index.js';
+import { createHttpApp, readAdminFile } from '../../host/server/index.js';
 import { createIdentity } from '../../pairing/index.js';
 import { startHostProcess, type HostProcess } from '../support/host-process.js';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -35,11 +35,7 @@ describe('the admin surface', () => {
   it('refuses a foreign Host header (DNS rebinding) with 403, even with the token', async () => {
     const { request } = await import('node:http');
     const port = Number(new URL(host.url).port);
-    const token = JSON.parse(
-      (await import('node:fs')).readFileSync(join(host.dataDir, 'admin.json'), 'utf8'),
-    ) as {
-      token: string;
-    };
+    const token = readAdminFile(host.dataDir)!;
     const status = await new Promise<number>((resolve, reject) => {
       const req = request(
         {
