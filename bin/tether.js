@@ -1,13 +1,16 @@
 #!/usr/bin/env node
-// Entry point of the `tether` command: runs the built host (npm run build makes dist/).
+// Entry point of the `tether` command: runs the built code (npm run build makes dist/).
+// `tether remote …` is a remote (the client core); everything else is the host.
 import { existsSync } from 'node:fs';
 
-const entry = new URL('../dist/host/cli/main.js', import.meta.url);
+const args = process.argv.slice(2);
+const entry =
+  args[0] === 'remote'
+    ? new URL('../dist/remote/cli/main.js', import.meta.url)
+    : new URL('../dist/host/cli/main.js', import.meta.url);
 if (!existsSync(entry)) {
-  process.stderr.write(
-    'tether: the host is not built yet; run `npm run build` (npm start builds it)\n',
-  );
+  process.stderr.write('tether: not built yet; run `npm run build` (npm start builds it)\n');
   process.exit(1);
 }
 const { main } = await import(entry.href);
-process.exitCode = await main(process.argv.slice(2));
+process.exitCode = await main(args[0] === 'remote' ? args.slice(1) : args);
