@@ -85,7 +85,7 @@ export class ChannelServer {
           log,
           now: this.options.now ?? Date.now,
           handshakeTimeoutMs: this.options.handshakeTimeoutMs ?? HANDSHAKE_TIMEOUT_MS,
-          closeDeviceSockets: (deviceId) => this.closeDevice(deviceId),
+          closeDeviceSockets: (deviceId, except) => this.closeDevice(deviceId, except),
           onOpen: (opened) => {
             release();
             log.info('channel open', { conn: opened.id, deviceId: opened.deviceId, address });
@@ -101,10 +101,11 @@ export class ChannelServer {
     });
   }
 
-  /** Closes every live socket of a revoked device with 4403. */
-  closeDevice(deviceId: string): void {
+  /** Closes every live socket of a revoked device with 4403 (but `exceptConnection`). */
+  closeDevice(deviceId: string, exceptConnection?: string): void {
     for (const connection of [...this.connections]) {
-      if (connection.deviceId === deviceId) connection.close(CloseCode.revoked, 'device_revoked');
+      if (connection.deviceId !== deviceId || connection.id === exceptConnection) continue;
+      connection.close(CloseCode.revoked, 'device_revoked');
     }
   }
 

@@ -234,13 +234,25 @@ export class Connection {
           cursor: subscription.cursor,
           ...(subscription.mode === 'snapshot' ? { snapshot: subscription.snapshot } : {}),
         };
-        afterAnswer = () => subscription.start((events) => this.deliver(sub, events));
-      } else if (request.op === 'unsubscribe') {
+        // If the answer cannot be sent, the subscription must not live on unseen.
+        response = { t: 'res', id: message.id, ok: true, result };
+        if (!this.sendAnswer(response)) {
+          subscription.close();
+          this.subscriptions.delete(sub);
+          return;
+        }
+        subscription.start((events) => this.deliver(sub, events));
+        return;
+      }
+      if (request.op === 'unsubscribe') {
         this.subscriptions.get(request.args.sub)?.subscription.close();
         this.subscriptions.delete(request.args.sub);
         result = {};
       } else {
-        result = routeRequest(this.ctx, request, this.deviceId!);
+        result = routeRequest(this.ctx, request, this.deviceId!, this.id);
+        if (request.op === 'device.revoke' && request.args.deviceId === this.deviceId) {
+          afterAnswer = () => this.close(CloseCode.revoked, 'device_revoked');
+        }
       }
       response = { t: 'res', id: message.id, ok: true, result };
     } catch (error) {
@@ -250,8 +262,19 @@ export class Connection {
       }
       response = { t: 'res', id: message.id, ok: false, error: failure.toWire() };
     }
-    this.send(response, 'control');
-    afterAnswer?.();
+    if (this.sendAnswer(response)) afterAnswer?.();
+  }
+
+  /**
+   * Sends an answer; one too large for a frame (a huge run.get, say) becomes a
+   * `payload_too_large` answer rather than none. False when the real answer did not go out.
+   */
+  private sendAnswer(response: HostMessage & { t: 'res' }): boolean {
+    if (this.send(response, 'control')) return true;
+    if (!this.isOpen) return false;
+    const error = new TetherError('payload_too_large', 'the answer does not fit in one frame');
+    this.send({ t: 'res', id: response.id, ok: false, error: error.toWire() }, 'control');
+    return false;
   }
 
   /** Sends committed events of one subscription, or `lagged` when the remote cannot keep up. */

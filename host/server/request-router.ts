@@ -18,8 +18,11 @@ export interface RouterContext {
   hostId: string;
   hostName: string;
   version: string;
-  /** Closes a revoked device's live sockets with 4403, at once. */
-  closeDeviceSockets(deviceId: string): void;
+  /**
+   * Closes a revoked device's live sockets with 4403, at once; the asking connection
+   * (`exceptConnection`) closes itself after its answer went out.
+   */
+  closeDeviceSockets(deviceId: string, exceptConnection?: string): void;
 }
 
 /** Ops answered by the router (subscribe and unsubscribe belong to the connection). */
@@ -52,6 +55,7 @@ export function routeRequest(
   ctx: RouterContext,
   request: RoutedRequest,
   deviceId: string,
+  connectionId: string,
 ): Record<string, unknown> {
   const { runtime } = ctx;
   switch (request.op) {
@@ -90,7 +94,7 @@ export function routeRequest(
       return runtime.listDevices(deviceId);
     case 'device.revoke': {
       const result = runtime.revokeDevice(request.args, deviceId);
-      ctx.closeDeviceSockets(request.args.deviceId);
+      ctx.closeDeviceSockets(request.args.deviceId, connectionId);
       return result;
     }
   }

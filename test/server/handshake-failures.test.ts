@@ -193,6 +193,20 @@ describe('revocation', () => {
   });
 });
 
+describe('revoking itself', () => {
+  it('gets its answer first, then its socket closes with 4403', async () => {
+    const self = (await pairDevice(await host.pairLink())).host;
+    const channel = await RawChannel.open(self);
+    expect(
+      await channel.call('device.revoke', {
+        commandId: 'cmd-revoke-self-00001',
+        deviceId: self.deviceId,
+      }),
+    ).toEqual({});
+    expect((await channel.socket.closed).code).toBe(4403);
+  });
+});
+
 describe('pairing offers', () => {
   it('are single use: a used link fails with 4409 and says not why', async () => {
     const link = await host.pairLink();
