@@ -1,7 +1,14 @@
 /**
  * host/tools/: the tools the model calls, their input schemas, and workspace containment.
  */
-export type { ToolContext, ToolDefinition, ToolErrorCode, ToolResult } from './types.js';
+export type {
+  ToolContext,
+  ToolDefinition,
+  ToolErrorCode,
+  ToolOutputFile,
+  ToolOutputSink,
+  ToolResult,
+} from './types.js';
 export { defineTool, parseToolInput } from './tool-input.js';
 export type { ParsedToolInput } from './tool-input.js';
 export { resolveWorkspacePath } from './workspace-path.js';

@@ -2,6 +2,7 @@
  * The contracts between tools and the runtime that runs them (PROTOCOL.md section 10).
  */
 import type { z } from 'zod';
+import type { ApprovalPreview } from '../../protocol/index.js';
 
 /** What a tool may use while it runs. */
 export interface ToolContext {
@@ -9,6 +10,31 @@ export interface ToolContext {
   workspace: string;
   /** Aborts the tool; an aborted tool returns a `cancelled` failure. */
   signal: AbortSignal;
+  /**
+   * Where a tool with streaming output (run_command) writes it: a file with a byte cap,
+   * and a callback for the live tail. Tools without streaming output ignore it.
+   */
+  output?: ToolOutputSink;
+  /** Called as soon as a child process group exists, so a crashed host can kill it later. */
+  onProcessGroup?: (pgid: number) => void;
+}
+
+/** The file a tool streams its output into, and the live tail's listener. */
+export interface ToolOutputSink {
+  /** The file to create (fsynced before the tool resolves). */
+  path: string;
+  /** Bytes kept in the file; past it output is still drained and dropped. */
+  capBytes: number;
+  /** Each chunk as it arrives; `offset` counts the characters streamed before it. */
+  onChunk(text: string, offset: number): void;
+}
+
+/** A file a tool wrote its full output to (see {@link ToolOutputSink}). */
+export interface ToolOutputFile {
+  path: string;
+  bytes: number;
+  sha256: string;
+  truncated: boolean;
 }
 
 /**
@@ -20,7 +46,13 @@ export interface ToolContext {
  * - `is_a_directory` / `not_a_directory`: the path names the wrong kind of entry;
  * - `not_a_file`: neither a regular file nor a directory (a FIFO, a socket, a device);
  * - `cancelled`: the context's signal aborted the tool;
- * - `io_error`: any other file-system failure (permissions, I/O), with its errno code.
+ * - `io_error`: any other file-system failure (permissions, I/O), with its errno code;
+ * - `conflict`: the file's digest is not the expected one (nothing was written);
+ * - `no_match` / `ambiguous_match`: edit_file's `oldText` matched zero or several times;
+ * - `timeout`: the command ran past its timeout and was stopped;
+ * - `spawn_failed`: the command could not start;
+ * - `exit_nonzero`: the command ended with a non-zero status or a signal;
+ * - `permission_denied`: policy or the user refused the call.
  */
 export type ToolErrorCode =
   | 'invalid_input'
@@ -31,7 +63,14 @@ export type ToolErrorCode =
   | 'not_a_directory'
   | 'not_a_file'
   | 'cancelled'
-  | 'io_error';
+  | 'io_error'
+  | 'conflict'
+  | 'no_match'
+  | 'ambiguous_match'
+  | 'timeout'
+  | 'spawn_failed'
+  | 'exit_nonzero'
+  | 'permission_denied';
 
 /** The outcome of one tool call. Expected failures are results, never throws. */
 export interface ToolResult {
@@ -44,6 +83,12 @@ export interface ToolResult {
   error?: { code: ToolErrorCode; message: string };
   /** Structured facts (sha256, bytes, entries, truncated…) for the store and the UI. */
   data?: Record<string, unknown>;
+  /** Set when the tool streamed its full output into the sink's file itself. */
+  outputFile?: ToolOutputFile;
+  /** A command's exit: code or signal, and how long it ran. */
+  exit?: { code: number | null; signal: string | null; durationMs: number };
+  /** Artifacts the tool made (a write's diff), stored and announced by the runtime. */
+  artifacts?: { kind: string; name: string; content: string }[];
 }
 
 /** A tool the model can call. `I` is the validated input type. */
@@ -60,4 +105,9 @@ export interface ToolDefinition<I> {
   readOnly: boolean;
   /** Runs the tool on validated input; resolves with a failed result for expected failures. */
   execute(input: I, ctx: ToolContext): Promise<ToolResult>;
+  /**
+   * What an approval card shows for this input, computed against things as they are now
+   * (the command and its folder, the diff of a write). Tools that never ask omit it.
+   */
+  preview?(input: I, ctx: { workspace: string; signal: AbortSignal }): Promise<ApprovalPreview>;
 }
