@@ -1,18 +1,38 @@
 /**
- * The `tether` command.
+ * The `tether` command (`tether remote …` is dispatched to the remote's CLI by bin/tether.js).
  */
-import { ConfigError, HOST_USAGE } from '../config/index.js';
+import { homedir } from 'node:os';
+import { ConfigError, HOST_USAGE, resolveDataDir } from '../config/index.js';
 import { StoreOpenError } from '../store/index.js';
 import { VERSION } from '../version.js';
+import { UsageError } from './command-args.js';
+import { DEVICES_USAGE, devicesCommand } from './devices-command.js';
+import type { HostCommandContext } from './host-command.js';
+import { PAIR_USAGE, pairCommand } from './pair-command.js';
+import { REVOKE_USAGE, revokeCommand } from './revoke-command.js';
 import { startHost } from './start-host.js';
 
 const USAGE = `Usage: tether <command>
 
 Commands:
-  start       run the host in the foreground (tether start --help for options)
-  version     print the version
+  start               run the host in the foreground (tether start --help for options)
+  pair                pair a device: show a QR code and wait for it (tether pair --help)
+  devices             list the paired devices
+  revoke <deviceId>   revoke a paired device
+  remote <command>    use a host from this computer as a remote (tether remote help)
+  version             print the version
+
+pair, devices and revoke talk to the host running on the data directory (--data DIR,
+else TETHER_DATA_DIR, else the default).
 
 ${HOST_USAGE}`;
+
+/** The local commands that talk to a running host, with their usage. */
+const HOST_COMMANDS = {
+  pair: { run: pairCommand, usage: PAIR_USAGE },
+  devices: { run: devicesCommand, usage: DEVICES_USAGE },
+  revoke: { run: revokeCommand, usage: REVOKE_USAGE },
+} as const;
 
 async function start(argv: readonly string[]): Promise<number> {
   if (argv.includes('--help') || argv.includes('-h')) {
@@ -33,12 +53,54 @@ async function start(argv: readonly string[]): Promise<number> {
   return 0;
 }
 
+/** Runs a local command with Ctrl-C wired to its signal; maps its failures to exit codes. */
+async function runHostCommand(
+  name: keyof typeof HOST_COMMANDS,
+  argv: readonly string[],
+): Promise<number> {
+  const interrupt = new AbortController();
+  const onInterrupt = () => interrupt.abort();
+  process.once('SIGINT', onInterrupt);
+  const ctx: HostCommandContext = {
+    out: (text) => process.stdout.write(text),
+    err: (text) => process.stderr.write(text),
+    signal: interrupt.signal,
+    dataDir: (flag) =>
+      resolveDataDir(flag, {
+        env: process.env,
+        cwd: process.cwd(),
+        platform: process.platform,
+        homedir: homedir(),
+      }),
+  };
+  try {
+    return await HOST_COMMANDS[name].run(argv, ctx);
+  } catch (error) {
+    if (error instanceof UsageError) {
+      process.stderr.write(`tether ${name}: ${error.message}\n\n${HOST_COMMANDS[name].usage}`);
+      return 2;
+    }
+    if (interrupt.signal.aborted) {
+      process.stderr.write('\ntether: stopped\n');
+      return 130;
+    }
+    throw error;
+  } finally {
+    process.off('SIGINT', onInterrupt);
+  }
+}
+
+/** Runs `tether <argv>`; resolves with the exit code. */
 export async function main(argv: readonly string[]): Promise<number> {
   const [command, ...rest] = argv;
   try {
     switch (command) {
       case 'start':
         return await start(rest);
+      case 'pair':
+      case 'devices':
+      case 'revoke':
+        return await runHostCommand(command, rest);
       case 'version':
       case '--version':
         process.stdout.write(`${VERSION}\n`);

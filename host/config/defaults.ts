@@ -2,8 +2,8 @@
  * What the host uses when nothing is configured.
  */
 import { hostname } from 'node:os';
-import { isAbsolute, join } from 'node:path';
-import type { RunLimits } from './types.js';
+import { isAbsolute, join, resolve } from 'node:path';
+import type { LoadHostConfigOptions, RunLimits } from './types.js';
 
 export const DEFAULT_PORT = 8787;
 export const DEFAULT_BIND = '127.0.0.1';
@@ -30,6 +30,25 @@ export function defaultDataDir(
   const xdg = env.XDG_DATA_HOME;
   if (xdg !== undefined && isAbsolute(xdg)) return join(xdg, 'tether');
   return join(homedir, '.local', 'share', 'tether');
+}
+
+/**
+ * The data directory, absolute: `flag` (the value of `--data`), else TETHER_DATA_DIR, else
+ * {@link defaultDataDir}; a relative path is taken from `cwd`. `tether start` and the
+ * commands that find the running host through `<dataDir>/admin.json` resolve it alike.
+ */
+export function resolveDataDir(
+  flag: string | undefined,
+  options: Omit<LoadHostConfigOptions, 'argv'>,
+): string {
+  const fromEnv = options.env.TETHER_DATA_DIR;
+  return resolve(
+    options.cwd,
+    flag ??
+      (fromEnv === undefined || fromEnv === ''
+        ? defaultDataDir(options.platform, options.homedir, options.env)
+        : fromEnv),
+  );
 }
 
 /** The machine's name without the `.local` that macOS adds. */

@@ -4,6 +4,7 @@
  */
 export { ConfigError } from './config-error.js';
 export { ensureDataDir } from './data-dir.js';
+export { resolveDataDir } from './defaults.js';
 export { HOST_FLAGS, HOST_USAGE } from './flags.js';
 export type { HostFlag } from './flags.js';
 export { loadHostConfig } from './load-host-config.js';

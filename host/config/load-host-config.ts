@@ -9,8 +9,8 @@ import {
   DEFAULT_BIND,
   DEFAULT_LIMITS,
   DEFAULT_PORT,
-  defaultDataDir,
   defaultHostName,
+  resolveDataDir,
 } from './defaults.js';
 import { parseFlags } from './flags.js';
 import { resolveModelSettings } from './model-settings.js';
@@ -40,12 +40,7 @@ export function loadHostConfig(options: LoadHostConfigOptions): HostConfig {
   );
   const env = parseSource(EnvSettings, setEnv, 'environment', issues) ?? {};
 
-  const dataDir = resolve(
-    cwd,
-    flags['--data'] ??
-      env.TETHER_DATA_DIR ??
-      defaultDataDir(options.platform, options.homedir, options.env),
-  );
+  const dataDir = resolveDataDir(flags['--data'], options);
   const explicitFile = flags['--config'];
   const file = readConfigFile(
     explicitFile === undefined ? join(dataDir, 'config.json') : resolve(cwd, explicitFile),

@@ -12,6 +12,8 @@ export interface RecoveryReport {
   unknownToolCalls: string[];
   cancelledToolCalls: string[];
   idledRuns: string[];
+  /** Process groups of tool calls that were running: to kill, since nobody owns them now. */
+  orphanGroups: number[];
 }
 
 export function recover(store: Store, instance: string): RecoveryReport {
@@ -21,6 +23,7 @@ export function recover(store: Store, instance: string): RecoveryReport {
       unknownToolCalls: [],
       cancelledToolCalls: [],
       idledRuns: [],
+      orphanGroups: [],
     };
     const stranded = store.runs.listRuns({
       states: ['running', 'cancelling'],
@@ -45,6 +48,7 @@ export function recover(store: Store, instance: string): RecoveryReport {
             },
           );
           report.unknownToolCalls.push(call.id);
+          if (call.processGroup !== null) report.orphanGroups.push(call.processGroup);
         } else if (
           call.state === 'proposed' ||
           call.state === 'ready' ||

@@ -10,7 +10,13 @@ import {
   type RunInput,
 } from '../../protocol/index.js';
 import { newId, type Store, type StoredRun, type WriteContext } from '../store/index.js';
-import { finishRun, finishToolCall, markSessionIdle, moveRun } from './transitions.js';
+import {
+  cancelPendingApprovals,
+  finishRun,
+  finishToolCall,
+  markSessionIdle,
+  moveRun,
+} from './transitions.js';
 import type { Actor, RuntimeModel, WorkspaceRef } from './types.js';
 
 const CONTINUE_TEXT = 'Continue the previous run from where it stopped.';
@@ -267,16 +273,7 @@ export function settleCancelledRun(store: Store, runId: string): void {
   const run = store.runs.getRun(runId);
   if (run?.state !== 'cancelling') return;
   store.write((tx) => {
-    for (const approval of store.tools.listApprovals({ runId, state: 'pending' })) {
-      store.tools.resolveApproval(approval.id, 'cancelled', 'cancel', tx.at);
-      tx.append({
-        type: 'tool.approval_resolved',
-        sessionId: run.sessionId,
-        runId,
-        toolCallId: approval.toolCallId,
-        payload: { approvalId: approval.id, decision: 'cancelled', by: 'cancel' },
-      });
-    }
+    cancelPendingApprovals(store, run, tx);
     for (const call of store.tools.listToolCalls(runId)) {
       if (
         call.state === 'proposed' ||

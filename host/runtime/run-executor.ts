@@ -10,19 +10,27 @@ import { parseToolInput, type ToolDefinition } from '../tools/index.js';
 import { ContextCache, buildContext } from './context-builder.js';
 import type { LiveHub } from './live-hub.js';
 import { runModelTurn } from './model-turn.js';
-import { cancelUnstartedCall, runToolCall } from './tool-step.js';
-import { finishRun, finishToolCall, markSessionIdle, moveRun } from './transitions.js';
-import type { RuntimeLimits, RuntimeModel } from './types.js';
+import { cancelUnstartedCall, runReadyCall, settleProposedCall } from './tool-step.js';
+import {
+  cancelPendingApprovals,
+  finishRun,
+  finishToolCall,
+  markSessionIdle,
+  moveRun,
+} from './transitions.js';
+import type { PolicyFn, RuntimeLimits, RuntimeModel } from './types.js';
 
 export interface ExecutorDeps {
   store: Store;
   live: LiveHub;
   model: RuntimeModel | null;
   tools: ReadonlyMap<string, ToolDefinition<unknown>>;
+  policy: PolicyFn;
   limits: RuntimeLimits;
 }
 
-type Outcome = { state: 'succeeded' } | { state: 'failed'; error: RunError };
+/** How the loop stopped; `waiting` parks the run until its approvals are answered. */
+type Outcome = { state: 'succeeded' } | { state: 'waiting' } | { state: 'failed'; error: RunError };
 type StopReason = 'cancel' | 'wall_time';
 
 const UNSTARTED = new Set(['proposed', 'waiting_for_approval', 'ready']);
@@ -55,6 +63,8 @@ export class RunExecutor {
     const timer = setTimeout(() => this.stop('wall_time'), this.deps.limits.runWallTimeMs);
     try {
       const outcome = await this.loop();
+      // Parked for approval: the run keeps its session; an answer resumes it.
+      if (outcome.state === 'waiting' && this.stopReason === null) return;
       this.finish(outcome);
     } catch (error) {
       this.finish({
@@ -100,18 +110,20 @@ export class RunExecutor {
     const signal = this.controller.signal;
     const context = new ContextCache(store, model.adapter.provider);
     for (;;) {
-      for (const call of store.tools.listToolCallsInState(run.id, 'proposed')) {
+      const step = {
+        store,
+        live: this.deps.live,
+        tools: this.deps.tools,
+        policy: this.deps.policy,
+        workspace,
+        limits,
+        signal,
+      };
+      for (const call of store.tools.listToolCallsInState(run.id, ['proposed', 'ready'])) {
         if (this.stopReason !== null) break;
-        await runToolCall(
-          {
-            store,
-            tools: this.deps.tools,
-            workspace,
-            toolResultMaxChars: limits.toolResultMaxChars,
-            signal,
-          },
-          call,
-        );
+        if (call.state === 'ready') await runReadyCall(step, call);
+        else if ((await settleProposedCall(step, run, call)) === 'waiting')
+          return { state: 'waiting' };
       }
       if (this.stopReason !== null) return this.stoppedOutcome();
       const turn = store.runs.countMessages(run.id);
@@ -250,20 +262,33 @@ export class RunExecutor {
   /** Ends the run, then, with everything flushed and released, records `session.idle`. */
   private finish(outcome: Outcome): void {
     const { store } = this.deps;
+    store.write((tx) => cancelPendingApprovals(store, this.run(), tx));
     for (const call of store.tools.listToolCalls(this.runId)) {
-      if (UNSTARTED.has(call.state))
+      if (UNSTARTED.has(call.state)) {
         cancelUnstartedCall(store, call, 'the run ended before this tool started');
+      }
     }
     store.write((tx) => {
       let run = this.run();
       if (this.stopReason === 'cancel' || run.state === 'cancelling') {
         if (run.state !== 'cancelling') run = moveRun(store, run, 'cancelling', tx);
         finishRun(store, run, 'cancelled', tx, { reason: 'cancelled' });
-      } else if (outcome.state === 'succeeded') {
-        finishRun(store, run, 'succeeded', tx);
-      } else {
-        finishRun(store, run, 'failed', tx, { reason: outcome.error.code, error: outcome.error });
+        return;
       }
+      if (run.state === 'waiting_for_approval') run = moveRun(store, run, 'running', tx);
+      if (outcome.state === 'succeeded') {
+        finishRun(store, run, 'succeeded', tx);
+        return;
+      }
+      const stopped = this.stoppedOutcome();
+      const error =
+        outcome.state === 'failed'
+          ? outcome.error
+          : stopped.state === 'failed'
+            ? stopped.error
+            : null;
+      if (error === null) throw new Error(`run ${this.runId} finished while parked`);
+      finishRun(store, run, 'failed', tx, { reason: error.code, error });
     });
     store.write((tx) => markSessionIdle(store, this.run(), tx));
   }

@@ -1,6 +1,7 @@
 /**
  * Starts queued runs in FIFO order when their session is free and the host has room:
- * one active run per session, at most `maxActiveRuns` executing on the host.
+ * one active run per session, at most `maxActiveRuns` executing on the host. Runs parked
+ * for approval hold their session but not a host slot; answered, they resume first.
  */
 import type { Store } from '../store/index.js';
 import { RunExecutor, type ExecutorDeps } from './run-executor.js';
@@ -58,8 +59,23 @@ export class RunScheduler {
     while (this.finished.size > 0) await Promise.allSettled([...this.finished]);
   }
 
+  /**
+   * Claims the next run to execute, in one transaction: first a parked run whose approvals
+   * have all been answered (it resumes), then the oldest queued run whose session is free.
+   */
   private claimNext(store: Store): string | undefined {
     return store.write((tx) => {
+      const parked = store.runs.listRuns({
+        states: ['waiting_for_approval'],
+        limit: 500,
+        order: 'oldest',
+      });
+      for (const run of parked) {
+        if (this.executing.has(run.id)) continue;
+        if (store.tools.listToolCallsInState(run.id, ['waiting_for_approval']).length > 0) continue;
+        moveRun(store, run, 'running', tx);
+        return run.id;
+      }
       const queued = store.runs.listRuns({ states: ['queued'], limit: 500, order: 'oldest' });
       for (const run of queued) {
         const session = store.runs.getSession(run.sessionId);

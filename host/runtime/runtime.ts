@@ -6,6 +6,7 @@ import type { OpArgs, OpResult, RunGetResult } from '../../protocol/index.js';
 import type { PairedDevice } from '../../pairing/index.js';
 import { newId, type Store } from '../store/index.js';
 import { readOnlyTools, type ToolDefinition } from '../tools/index.js';
+import { expireApprovals, nextExpiry, respondToApproval } from './approval-commands.js';
 import { listDevices, recordPairedDevice, revokeDevice } from './device-commands.js';
 import { LiveHub } from './live-hub.js';
 import { recover, type RecoveryReport } from './recovery.js';
@@ -27,8 +28,21 @@ import {
   type RuntimeLimits,
   type RuntimeModel,
   type RuntimeOptions,
+  type PolicyFn,
   type WorkspaceRef,
 } from './types.js';
+
+/** Without a policy: tools that change nothing are allowed, everything else asks. */
+function defaultPolicy(tools: ReadonlyMap<string, ToolDefinition<unknown>>): PolicyFn {
+  return (call) => {
+    const readOnly = tools.get(call.name)?.readOnly ?? false;
+    return Promise.resolve(
+      readOnly
+        ? { decision: 'allow', reason: 'reading inside the workspace is allowed' }
+        : { decision: 'ask', reason: `${call.name} changes things: it asks first` },
+    );
+  };
+}
 
 export class Runtime {
   /** Changes at every start: a remote seeing a new one knows the host restarted. */
@@ -41,6 +55,8 @@ export class Runtime {
   private readonly scheduler: RunScheduler;
   private readonly commands: CommandContext;
   private started = false;
+  private expiryTimer: NodeJS.Timeout | null = null;
+  private readonly killProcessGroup: ((pgid: number) => Promise<unknown>) | undefined;
 
   constructor(
     readonly store: Store,
@@ -54,9 +70,17 @@ export class Runtime {
     for (const tool of options.tools ?? readOnlyTools) tools.set(tool.name, tool);
     this.queries = new RunQueries(store, this.live);
     this.scheduler = new RunScheduler(
-      { store, live: this.live, model: options.model, tools, limits: this.limits },
+      {
+        store,
+        live: this.live,
+        model: options.model,
+        tools,
+        policy: options.policy ?? defaultPolicy(tools),
+        limits: this.limits,
+      },
       reportError,
     );
+    this.killProcessGroup = options.killProcessGroup;
     this.commands = { store, model: options.model, workspaces: options.workspaces };
   }
 
@@ -65,6 +89,10 @@ export class Runtime {
     if (this.started) throw new Error('the runtime is already started');
     this.started = true;
     const report = recover(this.store, this.instance);
+    for (const pgid of report.orphanGroups) {
+      this.killProcessGroup?.(pgid).catch((error: unknown) => this.reportError(error));
+    }
+    this.expireDueApprovals();
     this.scheduler.kick();
     return report;
   }
@@ -80,6 +108,7 @@ export class Runtime {
       if (this.scheduler.executor(run.id) === undefined) continue;
       this.cancel({ commandId: `shutdown-${this.instance}-${run.id}`, runId: run.id }, 'host');
     }
+    if (this.expiryTimer !== null) clearTimeout(this.expiryTimer);
     await this.scheduler.drain(timeoutMs);
     this.store.write((tx) =>
       tx.append({ type: 'host.stopping', payload: { instance: this.instance } }),
@@ -106,6 +135,15 @@ export class Runtime {
   continueRun(args: OpArgs<'run.continue'>, by: Actor): OpResult<'run.continue'> {
     const result = continueRun(this.commands, args, by);
     this.scheduler.kick();
+    return result;
+  }
+
+  /** Answers an approval; an approved or denied call lets its parked run resume. */
+  respondApproval(args: OpArgs<'approval.respond'>, by: Actor): OpResult<'approval.respond'> {
+    this.expireDueApprovals();
+    const result = respondToApproval(this.store, args, by);
+    this.scheduler.kick();
+    this.scheduleExpiry();
     return result;
   }
 
@@ -167,6 +205,23 @@ export class Runtime {
   /** Hears previews and output tails: not durable, never history. */
   onLive(listener: LiveListener): () => void {
     return this.live.listen(listener);
+  }
+
+  /** Resolves approvals past their expiry, resumes their runs, and arms the next check. */
+  expireDueApprovals(): void {
+    if (expireApprovals(this.store, Date.now()) > 0) this.scheduler.kick();
+    this.scheduleExpiry();
+  }
+
+  private scheduleExpiry(): void {
+    if (this.expiryTimer !== null) clearTimeout(this.expiryTimer);
+    this.expiryTimer = null;
+    const next = nextExpiry(this.store);
+    if (next === null) return;
+    // At most a minute ahead, so a clock change or a long sleep cannot stretch the wait.
+    const delay = Math.min(Math.max(next - Date.now(), 0) + 10, 60_000);
+    this.expiryTimer = setTimeout(() => this.expireDueApprovals(), delay);
+    this.expiryTimer.unref();
   }
 
   /** Resolves when no run is executing (tests and shutdown). */

@@ -1,11 +1,21 @@
 /**
- * One tool call through its states: proposed → ready (intent) → running → outcome. Each
- * state commits before the next step, so after a crash the store says exactly how far it got.
+ * One tool call through its states: proposed → (policy) → ready (intent) → running →
+ * outcome, or proposed → waiting_for_approval. Each state commits before the next step,
+ * so after a crash the store says exactly how far it got.
  */
 import { join } from 'node:path';
-import { writeDurableFile, type Store, type StoredToolCall } from '../store/index.js';
+import type { ApprovalPreview } from '../../protocol/index.js';
+import {
+  newId,
+  writeDurableFile,
+  type Store,
+  type StoredRun,
+  type StoredToolCall,
+} from '../store/index.js';
 import { parseToolInput, type ToolDefinition, type ToolResult } from '../tools/index.js';
-import { finishToolCall, moveToolCall, sessionOf } from './transitions.js';
+import type { LiveHub } from './live-hub.js';
+import { finishToolCall, moveRun, moveToolCall, sessionOf } from './transitions.js';
+import type { PolicyDecision, PolicyFn, RuntimeLimits } from './types.js';
 
 /** Keeps the head and the tail of a long result and says what was left out and where it is. */
 export function capForModel(
@@ -24,9 +34,11 @@ export function capForModel(
 
 export interface ToolStepContext {
   store: Store;
+  live: LiveHub;
   tools: ReadonlyMap<string, ToolDefinition<unknown>>;
+  policy: PolicyFn;
   workspace: string;
-  toolResultMaxChars: number;
+  limits: RuntimeLimits;
   signal: AbortSignal;
 }
 
@@ -43,72 +55,208 @@ function failedContent(result: ToolResult): string {
   return `error (${result.error?.code ?? 'failed'}): ${result.error?.message ?? result.summary}`;
 }
 
-/**
- * Runs an allowed, `proposed` tool call to its outcome. Returns without running it when
- * the signal has already aborted (the call is then cancelled, never started).
- */
-export async function runToolCall(ctx: ToolStepContext, call: StoredToolCall): Promise<void> {
-  const { store } = ctx;
+function toolOf(
+  ctx: ToolStepContext,
+  call: StoredToolCall,
+): { tool: ToolDefinition<unknown>; input: unknown } {
   const tool = ctx.tools.get(call.name);
   if (tool === undefined) throw new Error(`tool call ${call.id} names no tool: ${call.name}`);
   const parsed = parseToolInput(tool, JSON.stringify(call.input));
   if (!parsed.ok) throw new Error(`tool call ${call.id} was stored with invalid input`);
+  return { tool, input: parsed.input };
+}
 
-  let ready = store.write((tx) => moveToolCall(store, call, 'ready', tx));
+/** What the approval card shows: the tool's own preview, or the path asked for. */
+async function previewOf(
+  ctx: ToolStepContext,
+  tool: ToolDefinition<unknown>,
+  input: unknown,
+  decision: PolicyDecision,
+): Promise<ApprovalPreview> {
+  if (decision.access !== undefined) {
+    return { kind: 'path', path: decision.access.path, access: decision.access.kind };
+  }
+  if (tool.preview !== undefined)
+    return tool.preview(input, { workspace: ctx.workspace, signal: ctx.signal });
+  return { kind: 'path', path: ctx.workspace, access: tool.readOnly ? 'read' : 'write' };
+}
+
+/**
+ * Asks policy about a `proposed` call, then runs it (allow), refuses it (deny), or records
+ * an approval and parks the run (ask). Returns `waiting` when the run must wait.
+ */
+export async function settleProposedCall(
+  ctx: ToolStepContext,
+  run: StoredRun,
+  call: StoredToolCall,
+): Promise<'done' | 'waiting'> {
+  const { store } = ctx;
+  const { tool, input } = toolOf(ctx, call);
+  const decision = await ctx.policy({ name: call.name, input }, ctx.workspace);
+  if (decision.decision === 'deny') {
+    store.write((tx) =>
+      finishToolCall(
+        store,
+        call,
+        tx,
+        {
+          status: 'failed',
+          summary: `refused by policy: ${decision.reason}`,
+          error: { code: 'permission_denied', message: decision.reason },
+        },
+        { modelContent: `permission_denied: ${decision.reason}. The tool did not run.` },
+      ),
+    );
+    return 'done';
+  }
+  if (decision.decision === 'allow') {
+    const ready = store.write((tx) => moveToolCall(store, call, 'ready', tx));
+    await runReadyCall(ctx, ready);
+    return 'done';
+  }
+  const preview = await previewOf(ctx, tool, input, decision);
+  store.write((tx) => {
+    const approval = {
+      id: newId('apr'),
+      toolCallId: call.id,
+      runId: run.id,
+      state: 'pending' as const,
+      name: call.name,
+      input: call.input,
+      workspace: ctx.workspace,
+      inputDigest: call.inputDigest,
+      preview,
+      reason: decision.reason,
+      expiresAt: tx.at + ctx.limits.approvalTtlMs,
+      decidedBy: null,
+    };
+    store.tools.insertApproval(approval, tx.at);
+    moveToolCall(store, call, 'waiting_for_approval', tx);
+    const current = store.runs.getRun(run.id)!;
+    if (current.state === 'running') moveRun(store, current, 'waiting_for_approval', tx);
+    tx.append({
+      type: 'tool.approval_requested',
+      sessionId: run.sessionId,
+      runId: run.id,
+      toolCallId: call.id,
+      payload: {
+        approvalId: approval.id,
+        name: approval.name,
+        input: approval.input,
+        workspace: approval.workspace,
+        inputDigest: approval.inputDigest,
+        reason: approval.reason,
+        preview,
+        expiresAt: approval.expiresAt,
+      },
+    });
+  });
+  return 'waiting';
+}
+
+/**
+ * Runs a `ready` call to its outcome. Returns without running it when the signal has
+ * already aborted (the call is then cancelled, never started).
+ */
+export async function runReadyCall(ctx: ToolStepContext, ready: StoredToolCall): Promise<void> {
+  const { store } = ctx;
+  const { tool, input } = toolOf(ctx, ready);
   if (ctx.signal.aborted) {
     cancelUnstartedCall(store, ready, 'the run was stopped before this tool started');
     return;
   }
-  ready = store.write((tx) => {
-    const running = moveToolCall(store, ready, 'running', tx, { attempt: ready.attempt + 1 });
+  const sessionId = sessionOf(store, ready.runId);
+  const running = store.write((tx) => {
+    const moved = moveToolCall(store, ready, 'running', tx, { attempt: ready.attempt + 1 });
     tx.append({
       type: 'tool.started',
-      sessionId: sessionOf(store, call.runId),
-      runId: call.runId,
-      toolCallId: call.id,
-      payload: { attempt: running.attempt },
+      sessionId,
+      runId: ready.runId,
+      toolCallId: ready.id,
+      payload: { attempt: moved.attempt },
     });
-    return running;
+    return moved;
   });
 
+  const outputPath = join(store.outputsDir, `${ready.id}.out`);
   let result: ToolResult;
   try {
-    result = await tool.execute(parsed.input, { workspace: ctx.workspace, signal: ctx.signal });
+    result = await tool.execute(input, {
+      workspace: ctx.workspace,
+      signal: ctx.signal,
+      output: {
+        path: outputPath,
+        capBytes: ctx.limits.toolOutputMaxBytes,
+        onChunk: (text, offset) => ctx.live.appendOutput(ready.runId, ready.id, offset, text),
+      },
+      onProcessGroup: (pgid) =>
+        store.write(() => store.tools.updateToolCall(ready.id, { processGroup: pgid })),
+    });
   } catch (error) {
     result = {
       status: 'failed',
-      summary: `${call.name} failed unexpectedly`,
+      summary: `${ready.name} failed unexpectedly`,
       content: '',
       error: { code: 'io_error', message: error instanceof Error ? error.message : String(error) },
     };
+  } finally {
+    ctx.live.endOutput(ready.runId, ready.id);
   }
   const cancelled = result.status === 'failed' && result.error?.code === 'cancelled';
+  const status: 'succeeded' | 'failed' | 'cancelled' = cancelled ? 'cancelled' : result.status;
   const content = result.status === 'succeeded' ? result.content : failedContent(result);
-  const output = writeDurableFile(join(store.outputsDir, `${call.id}.out`), content);
-  const modelContent = capForModel(content, ctx.toolResultMaxChars, call.id, output.bytes);
-  store.write((tx) =>
-    finishToolCall(
-      store,
-      ready,
-      tx,
-      {
-        status: cancelled ? 'cancelled' : result.status,
-        summary: result.summary,
-        bytes: output.bytes,
-        truncated: output.truncated,
-        ...(result.error === undefined ? {} : { error: result.error }),
-      },
-      {
-        modelContent,
-        output,
-        result: {
-          status: cancelled ? 'cancelled' : result.status,
-          summary: result.summary,
-          bytes: output.bytes,
-          ...(result.error === undefined ? {} : { error: result.error }),
-          ...(result.data === undefined ? {} : { data: result.data }),
+  const output = result.outputFile ?? writeDurableFile(outputPath, content);
+  const artifacts = (result.artifacts ?? []).map((artifact) => {
+    const id = newId('art');
+    const file = writeDurableFile(join(store.artifactsDir, `${id}`), artifact.content);
+    return { id, kind: artifact.kind, name: artifact.name, file };
+  });
+  const modelContent = capForModel(content, ctx.limits.toolResultMaxChars, ready.id, output.bytes);
+  const facts = {
+    status,
+    summary: result.summary,
+    bytes: output.bytes,
+    truncated: output.truncated,
+    ...(result.exit === undefined
+      ? {}
+      : { exitCode: result.exit.code, signal: result.exit.signal }),
+    ...(result.error === undefined ? {} : { error: result.error }),
+  };
+  store.write((tx) => {
+    for (const artifact of artifacts) {
+      store.tools.insertArtifact({
+        id: artifact.id,
+        runId: ready.runId,
+        toolCallId: ready.id,
+        kind: artifact.kind,
+        name: artifact.name,
+        bytes: artifact.file.bytes,
+        sha256: artifact.file.sha256,
+        createdAt: tx.at,
+        path: artifact.file.path,
+      });
+      tx.append({
+        type: 'artifact.created',
+        sessionId,
+        runId: ready.runId,
+        toolCallId: ready.id,
+        payload: {
+          artifactId: artifact.id,
+          kind: artifact.kind,
+          name: artifact.name,
+          bytes: artifact.file.bytes,
+          sha256: artifact.file.sha256,
         },
+      });
+    }
+    finishToolCall(store, running, tx, facts, {
+      modelContent,
+      output,
+      result: {
+        ...facts,
+        ...(result.exit === undefined ? {} : { durationMs: result.exit.durationMs }),
+        ...(result.data === undefined ? {} : { data: result.data }),
       },
-    ),
-  );
+    });
+  });
 }

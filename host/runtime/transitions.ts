@@ -126,3 +126,17 @@ export function markSessionIdle(store: Store, run: StoredRun, tx: WriteContext):
 export function sessionOf(store: Store, runId: string): string | null {
   return store.runs.getRun(runId)?.sessionId ?? null;
 }
+
+/** Resolves a run's pending approvals as cancelled (`by: "cancel"`). */
+export function cancelPendingApprovals(store: Store, run: StoredRun, tx: WriteContext): void {
+  for (const approval of store.tools.listApprovals({ runId: run.id, state: 'pending' })) {
+    store.tools.resolveApproval(approval.id, 'cancelled', 'cancel', tx.at);
+    tx.append({
+      type: 'tool.approval_resolved',
+      sessionId: run.sessionId,
+      runId: run.id,
+      toolCallId: approval.toolCallId,
+      payload: { approvalId: approval.id, decision: 'cancelled', by: 'cancel' },
+    });
+  }
+}

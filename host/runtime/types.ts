@@ -17,6 +17,10 @@ export interface RuntimeLimits {
   toolResultMaxChars: number;
   /** Characters of context sent to the model; earlier runs are dropped first. */
   contextMaxChars: number;
+  /** Bytes of one tool's output kept on disk; past it output is drained and dropped. */
+  toolOutputMaxBytes: number;
+  /** How long an approval waits before it resolves as denied by `expiry`. */
+  approvalTtlMs: number;
 }
 
 export const DEFAULT_LIMITS: RuntimeLimits = {
@@ -25,7 +29,23 @@ export const DEFAULT_LIMITS: RuntimeLimits = {
   runWallTimeMs: 2 * 60 * 60 * 1000,
   toolResultMaxChars: 16_000,
   contextMaxChars: 400_000,
+  toolOutputMaxBytes: 64 * 1024 * 1024,
+  approvalTtlMs: 24 * 60 * 60 * 1000,
 };
+
+/** What policy says of one tool call, with a reason a person can read. */
+export interface PolicyDecision {
+  decision: 'allow' | 'ask' | 'deny';
+  reason: string;
+  /** For a path outside the workspace: the path and the access asked for. */
+  access?: { path: string; kind: 'read' | 'write' };
+}
+
+/** Decides a call; never executes anything. */
+export type PolicyFn = (
+  call: { name: string; input: unknown },
+  workspace: string,
+) => Promise<PolicyDecision>;
 
 /** The model the runtime talks to; null when none is configured. */
 export interface RuntimeModel {
@@ -48,6 +68,10 @@ export interface RuntimeOptions {
   limits?: Partial<RuntimeLimits>;
   /** Tools the model may call; the read-only tools by default. */
   tools?: readonly ToolDefinition<unknown>[];
+  /** Allow / ask / deny per call; by default read-only tools are allowed and others ask. */
+  policy?: PolicyFn;
+  /** Kills a process group a crashed host left running (recovery at start). */
+  killProcessGroup?: (pgid: number) => Promise<unknown>;
   now?: () => number;
 }
 

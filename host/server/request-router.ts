@@ -36,7 +36,7 @@ function hostInfo(ctx: RouterContext): OpResult<'host.info'> {
     version: ctx.version,
     protocol: PROTOCOL_VERSION,
     instance: runtime.instance,
-    capabilities: ['runs', 'subscriptions', 'outputs', 'devices'],
+    capabilities: ['runs', 'subscriptions', 'outputs', 'devices', 'approvals'],
     models: runtime.model === null ? [] : [...runtime.model.available],
     workspaces: runtime.workspaces.map((workspace) => ({ ...workspace })),
     limits: {
@@ -70,10 +70,7 @@ export function routeRequest(
     case 'toolcall.reconcile':
       return runtime.reconcile(request.args, deviceId);
     case 'approval.respond':
-      throw new TetherError(
-        'not_found',
-        `no approval ${request.args.approvalId}: this host asks for no approvals yet (its tools are read-only)`,
-      );
+      return runtime.respondApproval(request.args, deviceId);
     case 'sessions.list':
       return runtime.listSessions(request.args);
     case 'runs.list':

@@ -198,11 +198,12 @@ export class ToolRecords {
     return rows.map(toToolCall);
   }
 
-  /** A run's tool calls in `state`, in the order they were proposed. */
-  listToolCallsInState(runId: string, state: ToolCallState): StoredToolCall[] {
+  /** A run's tool calls in one of `states`, in the order they were proposed. */
+  listToolCallsInState(runId: string, states: readonly ToolCallState[]): StoredToolCall[] {
     const rows = this.prepare(
-      'SELECT * FROM tool_calls WHERE run_id = ? AND state = ? ORDER BY created_at, position',
-    ).all(runId, state) as ToolCallRow[];
+      `SELECT * FROM tool_calls WHERE run_id = ? AND state IN (${states.map(() => '?').join(', ')})
+         ORDER BY created_at, position`,
+    ).all(runId, ...states) as ToolCallRow[];
     return rows.map(toToolCall);
   }
 

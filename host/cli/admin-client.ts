@@ -1,0 +1,158 @@
+/**
+ * The running host's loopback admin API, as the local commands (`tether pair`,
+ * `tether devices`, `tether revoke`) use it: found through `<dataDir>/admin.json`, every
+ * answer validated.
+ */
+import { z } from 'zod';
+import { Device, isErrorCode, parseJson, parseWith, TetherError } from '../../protocol/index.js';
+import { type AdminFile, readAdminFile } from '../server/index.js';
+
+const CreatedOffer = z.looseObject({
+  link: z.string(),
+  offerId: z.string(),
+  expiresAt: z.number().int(),
+});
+/** A new pairing offer: the link to show (as a QR code) and when it expires. */
+export type CreatedOffer = z.infer<typeof CreatedOffer>;
+
+const OfferStatus = z.looseObject({
+  offerId: z.string(),
+  state: z.enum(['pending', 'paired', 'expired', 'void']),
+  expiresAt: z.number().int(),
+  sas: z.string().optional(),
+  device: z
+    .looseObject({ deviceId: z.string(), name: z.string(), platform: z.string() })
+    .optional(),
+});
+/** Where an offer is: still pending, used by a device (with the SAS), expired or void. */
+export type OfferStatus = z.infer<typeof OfferStatus>;
+
+const DeviceList = z.looseObject({ devices: z.array(Device) });
+const ErrorBody = z.looseObject({
+  error: z.looseObject({ code: z.string(), message: z.string() }),
+});
+
+/** The error every command reports when there is no host to ask. */
+export function hostNotRunning(dataDir: string, why: string): TetherError {
+  return new TetherError(
+    'unavailable',
+    `no Tether host is running for data dir ${dataDir} (${why}): start one with \`tether start\``,
+  );
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: the process exists but belongs to someone else.
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** The admin URL to call: a host bound to every address is reached on loopback. */
+function loopbackUrl(url: string): string {
+  const parsed = new URL(url);
+  if (parsed.hostname === '0.0.0.0') parsed.hostname = '127.0.0.1';
+  if (parsed.hostname === '[::]') parsed.hostname = '[::1]';
+  return parsed.origin;
+}
+
+/** A client of one running host's admin API. */
+export class AdminClient {
+  private constructor(
+    private readonly dataDir: string,
+    private readonly file: AdminFile,
+  ) {}
+
+  /**
+   * Finds the host running on `dataDir`.
+   *
+   * @throws TetherError `unavailable` when no host runs there (no admin file, or its
+   * process is gone).
+   */
+  static connect(dataDir: string): AdminClient {
+    let file: AdminFile | undefined;
+    try {
+      file = readAdminFile(dataDir);
+    } catch {
+      throw hostNotRunning(dataDir, 'its admin.json is unreadable');
+    }
+    if (file === undefined) throw hostNotRunning(dataDir, 'no admin.json');
+    if (!isAlive(file.pid)) throw hostNotRunning(dataDir, `process ${file.pid} is gone`);
+    return new AdminClient(dataDir, file);
+  }
+
+  /** A fresh offer; `origin` is what the link names (default: the host's own choice). */
+  async createOffer(origin?: string, signal?: AbortSignal): Promise<CreatedOffer> {
+    const body = origin === undefined ? {} : { origin };
+    return parseWith(CreatedOffer, await this.call('POST', '/offers', body, signal), 'offer');
+  }
+
+  async offerStatus(offerId: string, signal?: AbortSignal): Promise<OfferStatus> {
+    const path = `/offers/${encodeURIComponent(offerId)}`;
+    return parseWith(OfferStatus, await this.call('GET', path, undefined, signal), 'offer status');
+  }
+
+  /** Every device ever paired, revoked ones included. */
+  async listDevices(signal?: AbortSignal): Promise<Device[]> {
+    const result = parseWith(
+      DeviceList,
+      await this.call('GET', '/devices', undefined, signal),
+      'devices',
+    );
+    return result.devices;
+  }
+
+  /** Revokes a device; the host closes its connections at once. */
+  async revokeDevice(deviceId: string, signal?: AbortSignal): Promise<void> {
+    await this.call('POST', `/devices/${encodeURIComponent(deviceId)}/revoke`, {}, signal);
+  }
+
+  /** One call; a refused connection means the host is gone; an error answer is thrown. */
+  private async call(
+    method: 'GET' | 'POST',
+    path: string,
+    body: unknown,
+    signal: AbortSignal | undefined,
+  ): Promise<unknown> {
+    let response: Response;
+    try {
+      response = await fetch(`${loopbackUrl(this.file.url)}/admin/api${path}`, {
+        method,
+        headers: {
+          authorization: `Bearer ${this.file.token}`,
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        ...(signal === undefined ? {} : { signal }),
+      });
+    } catch (error) {
+      signal?.throwIfAborted();
+      const code = ((error as Error).cause as NodeJS.ErrnoException | undefined)?.code;
+      if (code === 'ECONNREFUSED') {
+        throw hostNotRunning(this.dataDir, `nothing answers at ${this.file.url}`);
+      }
+      throw new TetherError(
+        'unavailable',
+        `cannot reach the host at ${this.file.url}: ${code ?? String(error)}`,
+        {
+          cause: error,
+        },
+      );
+    }
+    const value = parseJson(await response.text(), `answer of the host's admin API`);
+    if (response.ok) return value;
+    const failure = ErrorBody.safeParse(value);
+    if (!failure.success) {
+      throw new TetherError(
+        'internal',
+        `the host answered ${response.status} to ${method} ${path}`,
+      );
+    }
+    const { code, message } = failure.data.error;
+    throw new TetherError(isErrorCode(code) ? code : 'internal', `the host refused: ${message}`, {
+      details: { status: response.status, code },
+    });
+  }
+}

@@ -1,0 +1,54 @@
+/**
+ * `tether devices`: the devices paired with the running host, as a table or JSON.
+ */
+import type { Device } from '../../protocol/index.js';
+import { AdminClient } from './admin-client.js';
+import { parseCommandArgs } from './command-args.js';
+import { formatTable, formatTime } from './format.js';
+import type { HostCommandContext } from './host-command.js';
+
+export const DEVICES_USAGE = `Usage: tether devices [--data DIR] [--json]
+
+Lists the devices paired with the running host.
+
+Options:
+  --data DIR   data directory of the running host (as for tether start)
+  --json       print {"devices":[…]} as one line of JSON
+`;
+
+const FLAGS = { data: { type: 'string' }, json: { type: 'boolean' } } as const;
+
+function row(device: Device): string[] {
+  return [
+    device.name,
+    device.platform,
+    formatTime(device.pairedAt),
+    device.lastSeenAt === null ? 'never' : formatTime(device.lastSeenAt),
+    device.revoked ? 'revoked' : '-',
+    device.deviceId,
+  ];
+}
+
+/** Runs `tether devices`; resolves with the exit code. */
+export async function devicesCommand(
+  argv: readonly string[],
+  ctx: HostCommandContext,
+): Promise<number> {
+  const { values, help } = parseCommandArgs(argv, FLAGS);
+  if (help) {
+    ctx.out(DEVICES_USAGE);
+    return 0;
+  }
+  const devices = await AdminClient.connect(ctx.dataDir(values.data)).listDevices(ctx.signal);
+  if (values.json === true) {
+    ctx.out(JSON.stringify({ devices }) + '\n');
+    return 0;
+  }
+  if (devices.length === 0) {
+    ctx.out('No devices are paired. Pair one with `tether pair`.\n');
+    return 0;
+  }
+  const header = ['NAME', 'PLATFORM', 'PAIRED', 'LAST SEEN', 'REVOKED', 'DEVICE ID'];
+  ctx.out(formatTable(header, devices.map(row)) + '\n');
+  return 0;
+}

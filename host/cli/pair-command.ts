@@ -1,0 +1,92 @@
+/**
+ * `tether pair`: asks the running host for a pairing offer, shows its QR code and link,
+ * and waits until a device pairs (then shows the SAS to compare), or the offer expires or
+ * is voided. `--json` prints the offer as one line and returns at once (PROTOCOL.md
+ * section 9: a contract for harnesses).
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { renderUnicodeCompact } from 'uqr';
+import { AdminClient, type OfferStatus } from './admin-client.js';
+import { parseCommandArgs } from './command-args.js';
+import { formatSas } from './format.js';
+import type { HostCommandContext } from './host-command.js';
+
+/** How often the offer's state is asked for while waiting. */
+export const PAIR_POLL_MS = 500;
+
+export const PAIR_USAGE = `Usage: tether pair [--data DIR] [--json] [--origin URL]
+
+Shows a QR code and a link for a new device, and waits until it pairs.
+
+Options:
+  --data DIR     data directory of the running host (as for tether start)
+  --json         print {"link","offerId","expiresAt"} as one line of JSON and exit
+  --origin URL   the origin the device should use, e.g. https://mac.tailnet.ts.net
+                 (default: the host's own address)
+`;
+
+const FLAGS = {
+  data: { type: 'string' },
+  json: { type: 'boolean' },
+  origin: { type: 'string' },
+} as const;
+
+/** An offer no longer pending. */
+type Outcome = OfferStatus & { state: Exclude<OfferStatus['state'], 'pending'> };
+
+async function waitForOutcome(
+  admin: AdminClient,
+  offerId: string,
+  signal: AbortSignal,
+): Promise<Outcome> {
+  for (;;) {
+    const status = await admin.offerStatus(offerId, signal);
+    if (status.state !== 'pending') return status as Outcome;
+    await sleep(PAIR_POLL_MS, undefined, { signal });
+  }
+}
+
+/** Runs `tether pair`; resolves with the exit code. */
+export async function pairCommand(
+  argv: readonly string[],
+  ctx: HostCommandContext,
+): Promise<number> {
+  const { values, help } = parseCommandArgs(argv, FLAGS);
+  if (help) {
+    ctx.out(PAIR_USAGE);
+    return 0;
+  }
+  const dataDir = ctx.dataDir(values.data);
+  const admin = AdminClient.connect(dataDir);
+  const offer = await admin.createOffer(values.origin, ctx.signal);
+  if (values.json === true) {
+    const { link, offerId, expiresAt } = offer;
+    ctx.out(JSON.stringify({ link, offerId, expiresAt }) + '\n');
+    return 0;
+  }
+  const seconds = Math.round((offer.expiresAt - Date.now()) / 1000);
+  ctx.out(`${renderUnicodeCompact(offer.link, { border: 2 })}\n\n`);
+  ctx.out(`Scan the code with the device, or open this link on it:\n  ${offer.link}\n\n`);
+  ctx.out(`The offer expires in ${seconds} s. Waiting for a device… (Ctrl-C to stop)\n`);
+  const status = await waitForOutcome(admin, offer.offerId, ctx.signal);
+  switch (status.state) {
+    case 'paired': {
+      const device = status.device;
+      const who = device === undefined ? 'a device' : `${device.name} (${device.platform})`;
+      ctx.out(`\nPaired with ${who}.\n`);
+      if (status.sas !== undefined) {
+        ctx.out(`Check that the device shows the same code: ${formatSas(status.sas)}\n`);
+        ctx.out(`If it does not, revoke it: tether revoke ${device?.deviceId ?? '<deviceId>'}\n`);
+      }
+      return 0;
+    }
+    case 'expired':
+      ctx.err('tether: the offer expired before a device paired: run `tether pair` again\n');
+      return 1;
+    case 'void':
+      ctx.err(
+        'tether: the offer is void after repeated failed attempts (a wrong or tampered link?): run `tether pair` again\n',
+      );
+      return 1;
+  }
+}
