@@ -60,12 +60,12 @@ export type ErrorCode = keyof typeof ERROR_CODES;
 export const ERROR_CODE_NAMES = Object.keys(ERROR_CODES) as [ErrorCode, ...ErrorCode[]];
 
 /** The error object inside a failed `res` (section 6). */
-export interface WireError {
+export type WireError = {
   code: string;
   message: string;
   retryable: boolean;
   details?: Record<string, unknown>;
-}
+};
 
 /**
  * Tether's one error type: a `code` from {@link ERROR_CODES}, a `message` for people,
