@@ -81,7 +81,8 @@ flags; later ones win. Workspaces from the config file and the flags are all use
 The config file is JSON with any of: port, bind, hostName, logLevel, keyStore,
 workspaces (list of folders), model {baseUrl, model, apiKeyEnv, apiKey, provider,
 extraBody}, limits {maxActiveRuns, maxModelTurns, runWallTimeMs, modelIdleTimeoutMs,
-toolResultMaxChars}. A literal model.apiKey is refused unless the file is mode 0600;
+toolResultMaxChars}, policy {commands {allow, deny}, outsideWorkspace, protectedPaths,
+tools} (docs/policy.md). A literal model.apiKey is refused unless the file is mode 0600;
 prefer apiKeyEnv, the name of an environment variable holding the key.
 `;
 

@@ -3,6 +3,7 @@
  * the command line.
  */
 import { dirname, join, resolve } from 'node:path';
+import { PolicyConfig } from '../policy/index.js';
 import { ConfigError } from './config-error.js';
 import { readConfigFile } from './config-file.js';
 import {
@@ -87,6 +88,7 @@ export function loadHostConfig(options: LoadHostConfigOptions): HostConfig {
     workspaces,
     model,
     limits: { ...DEFAULT_LIMITS, ...fromFile.limits },
+    policy: fromFile.policy ?? PolicyConfig.parse({}),
     logLevel: env.TETHER_LOG_LEVEL ?? fromFile.logLevel ?? 'info',
     keyStore:
       env.TETHER_KEY_STORE ??

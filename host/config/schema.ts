@@ -6,6 +6,7 @@
 import { isIP } from 'node:net';
 import { z } from 'zod';
 import { LOG_LEVELS } from '../log/index.js';
+import { PolicyConfig } from '../policy/index.js';
 import type { ConfigIssue, RunLimits } from './types.js';
 
 function integer(min: number, max: number, message: string) {
@@ -86,6 +87,8 @@ export const ConfigFile = z.strictObject(
         { error: 'expected an object' },
       )
       .optional() satisfies z.ZodType<Partial<RunLimits> | undefined>,
+    /** Allow / ask / deny rules for tool calls (docs/policy.md); defaults fill the rest. */
+    policy: PolicyConfig.optional(),
   },
   { error: 'expected a JSON object' },
 );

@@ -2,6 +2,7 @@
  * Contracts of the host's configuration.
  */
 import type { LogLevel } from '../log/index.js';
+import type { PolicyConfig } from '../policy/index.js';
 
 /** A folder the host's user allows runs in (PROTOCOL.md section 9). */
 export interface Workspace {
@@ -60,6 +61,8 @@ export interface HostConfig {
   /** Null when no model is configured: the host still starts and pairs. */
   model: ModelSettings | null;
   limits: RunLimits;
+  /** The config file's `policy` with its defaults applied (docs/policy.md). */
+  policy: PolicyConfig;
   logLevel: LogLevel;
   keyStore: KeyStore;
   /** Things worth a log line at start (settings that were ignored, and why). */

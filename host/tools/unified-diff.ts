@@ -26,8 +26,11 @@ interface Change {
 
 const CONTEXT_LINES = 3;
 const NUL_SNIFF_BYTES = 8 * 1024;
-// Diagonal steps Myers may take before giving up on a minimal script: about 0.1 s.
-const MYERS_BUDGET = 20_000_000;
+// Bounds on the search for a minimal script, past which the changed middle becomes one
+// hunk: edits (its memory is about MAX_EDITS² numbers, 16 MiB) and line comparisons
+// (a fraction of a second).
+const MAX_EDITS = 2000;
+const MAX_WORK = 50_000_000;
 
 /**
  * The unified diff turning `before` (null: the file does not exist) into `after`, with
@@ -139,18 +142,18 @@ function diffLines(a: readonly string[], b: readonly string[]): Change[] {
 /**
  * Myers' O((N+M)D) algorithm ("An O(ND) Difference Algorithm and Its Variations", 1986).
  * Keeps each round's furthest points, `2d+1` of them, for the walk back: O(D²) memory.
- * Returns null when the work budget runs out first.
+ * Returns null past the bounds above.
  */
 function shortestEditScript(a: Int32Array, b: Int32Array): Change[] | null {
   const n = a.length;
   const m = b.length;
   const trace: Int32Array[] = [];
+  let previous = new Int32Array(0);
   let work = 0;
-  for (let d = 0; d <= n + m; d += 1) {
-    const previous = trace[d - 1];
+  for (let d = 0; d <= Math.min(n + m, MAX_EDITS); d += 1) {
     const furthest = new Int32Array(2 * d + 1);
     for (let k = -d; k <= d; k += 2) {
-      const start = previous === undefined ? 0 : startOfRound(previous, d, k);
+      const start = d === 0 ? 0 : startOfRound(previous, d, k);
       let x = start;
       let y = x - k;
       while (x < n && y < m && a[x] === b[y]) {
@@ -165,21 +168,21 @@ function shortestEditScript(a: Int32Array, b: Int32Array): Change[] | null {
       }
     }
     trace.push(furthest);
-    if (work > MYERS_BUDGET) return null;
+    previous = furthest;
+    if (work > MAX_WORK) return null;
   }
-  throw new Error('unreachable: a script of n + m edits always exists');
+  return null;
 }
+
+// Round d-1 holds diagonals -(d-1)..d-1 at indexes 0..2d-2, so these reads are in range.
 
 /** Whether the d-path on diagonal `k` extends the (d-1)-path on `k+1` by a step down. */
 function comesDown(previous: Int32Array, d: number, k: number): boolean {
-  // `previous` holds diagonals -(d-1)..d-1 at indexes 0..2d-2.
-  return k === -d || (k !== d && at(previous, k - 1 + d - 1) < at(previous, k + 1 + d - 1));
+  return k === -d || (k !== d && previous[k + d - 2]! < previous[k + d]!);
 }
 
 function startOfRound(previous: Int32Array, d: number, k: number): number {
-  return comesDown(previous, d, k)
-    ? at(previous, k + 1 + d - 1)
-    : at(previous, k - 1 + d - 1) + 1;
+  return comesDown(previous, d, k) ? previous[k + d]! : previous[k + d - 2]! + 1;
 }
 
 function at<T>(values: ArrayLike<T>, index: number): T {
@@ -206,7 +209,7 @@ function walkBack(trace: Int32Array[], n: number, m: number): Change[] {
     const k = x - y;
     const down = comesDown(previous, d, k);
     const fromK = down ? k + 1 : k - 1;
-    const fromX = at(previous, fromK + d - 1);
+    const fromX = previous[fromK + d - 1]!;
     const fromY = fromX - fromK;
     const snakeX = down ? fromX : fromX + 1;
     if (x > snakeX) close();
@@ -229,7 +232,10 @@ function formatHunks(a: readonly string[], b: readonly string[], changes: Change
   while (i < changes.length) {
     let j = i;
     // Changes closer than twice the context share a hunk, as in GNU diff.
-    while (j + 1 < changes.length && at(changes, j + 1).aStart - at(changes, j).aEnd <= 2 * CONTEXT_LINES) {
+    while (
+      j + 1 < changes.length &&
+      at(changes, j + 1).aStart - at(changes, j).aEnd <= 2 * CONTEXT_LINES
+    ) {
       j += 1;
     }
     const first = at(changes, i);

@@ -1,0 +1,65 @@
+/**
+ * The `policy` section of the host's config file (docs/policy.md): its schema, with every
+ * default applied, and the messages a person sees when it is wrong.
+ */
+import { z } from 'zod';
+import { findShellSpecial, SHELL_METACHARACTERS } from './command-words.js';
+
+/** The tools policy knows by name (PROTOCOL.md section 10). */
+export const POLICY_TOOL_NAMES = [
+  'list_directory',
+  'read_file',
+  'write_file',
+  'edit_file',
+  'run_command',
+] as const;
+
+const RuleWord = z
+  .string({ error: 'expected a word' })
+  .min(1, { error: 'expected a non-empty word' })
+  .refine((word) => findShellSpecial(word) === null, {
+    error: `expected a plain word: commands holding any of ${SHELL_METACHARACTERS} or a control character are never allowed by rules`,
+  });
+
+const CommandRule = z
+  .array(RuleWord, { error: 'expected a command as a list of words, like ["git", "status"]' })
+  .min(1, { error: 'expected at least one word' });
+
+const CommandRules = z.array(CommandRule, { error: 'expected a list of commands' });
+
+const ProtectedGlob = z
+  .string({ error: 'expected a path pattern' })
+  .min(1, { error: 'expected a path pattern' })
+  .refine((glob) => !glob.includes('\0'), { error: 'a path pattern cannot hold a NUL byte' })
+  .refine((glob) => !glob.startsWith('~') || glob.startsWith('~/'), {
+    error: 'only ~/ is understood: write ~/… for your home folder, or an absolute path',
+  });
+
+/** The policy as configured; parsing fills in every default. */
+export const PolicyConfig = z.strictObject(
+  {
+    commands: z
+      .strictObject(
+        { allow: CommandRules.default([]), deny: CommandRules.default([]) },
+        { error: 'expected an object with allow and deny lists' },
+      )
+      .default({ allow: [], deny: [] }),
+    outsideWorkspace: z.enum(['ask', 'deny'], { error: 'expected ask or deny' }).default('ask'),
+    protectedPaths: z
+      .array(ProtectedGlob, { error: 'expected a list of path patterns' })
+      .default([]),
+    tools: z
+      .partialRecord(
+        z.enum(POLICY_TOOL_NAMES),
+        z.enum(['allow', 'ask', 'deny'], { error: 'expected allow, ask or deny' }),
+        { error: 'expected an object of tool names' },
+      )
+      .default({}),
+  },
+  { error: 'expected an object' },
+);
+
+/** The policy with its defaults applied. */
+export type PolicyConfig = z.output<typeof PolicyConfig>;
+/** The policy as written in the config file: every key optional. */
+export type PolicyConfigInput = z.input<typeof PolicyConfig>;

@@ -1,0 +1,36 @@
+/**
+ * The contracts of policy: what it is asked about, what it knows, what it answers.
+ */
+import type { PolicyConfig } from './policy-config.js';
+
+/** A proposed tool call, as the model sent it (its input already validated by the tool). */
+export interface PolicyCall {
+  name: string;
+  input: unknown;
+}
+
+/** What policy decides with. */
+export interface PolicyContext {
+  /** Real path of the run's workspace (symlinks resolved). */
+  workspace: string;
+  policy: PolicyConfig;
+  /** The user's home folder, for `~/…` protected paths. */
+  homedir: string;
+}
+
+/** A path a call would touch outside the workspace, for an approval card or a log line. */
+export interface PolicyAccess {
+  /** Real path (symlinks resolved). */
+  path: string;
+  kind: 'read' | 'write';
+}
+
+/** Policy's answer for one call. */
+export interface PolicyDecision {
+  /** `allow`: run now; `ask`: wait for the user's approval; `deny`: never run it. */
+  decision: 'allow' | 'ask' | 'deny';
+  /** One sentence a person can read: an approval card shows it, a denial tells the model. */
+  reason: string;
+  /** Set when the call would touch a path outside the workspace. */
+  access?: PolicyAccess;
+}

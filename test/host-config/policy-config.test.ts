@@ -1,0 +1,120 @@
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ConfigError, HOST_USAGE, loadHostConfig } from '../../host/config/index.js';
+
+let root: string;
+let cwd: string;
+
+beforeEach(() => {
+  root = realpathSync(mkdtempSync(join(tmpdir(), 'tether-policy-config-')));
+  cwd = join(root, 'project');
+  mkdirSync(cwd);
+});
+
+afterEach(() => {
+  rmSync(root, { recursive: true, force: true });
+});
+
+function loadWith(policy: unknown) {
+  const file = join(root, 'config.json');
+  writeFileSync(file, JSON.stringify({ policy }));
+  const config = () =>
+    loadHostConfig({
+      argv: ['--config', file],
+      env: {},
+      cwd,
+      platform: 'linux',
+      homedir: join(root, 'home'),
+    });
+  return { file, config };
+}
+
+/** The ConfigError's issues as `field: message` lines. */
+function issuesOf(run: () => unknown): string[] {
+  try {
+    run();
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    return (error as ConfigError).issues.map((issue) => `${issue.field}: ${issue.message}`);
+  }
+  throw new Error('expected a ConfigError');
+}
+
+const DEFAULTS = {
+  commands: { allow: [], deny: [] },
+  outsideWorkspace: 'ask',
+  protectedPaths: [],
+  tools: {},
+};
+
+describe('the policy section of the config file', () => {
+  it('is optional: without it the host has the default policy', () => {
+    const config = loadHostConfig({
+      argv: [],
+      env: {},
+      cwd,
+      platform: 'linux',
+      homedir: join(root, 'home'),
+    });
+    expect(config.policy).toEqual(DEFAULTS);
+  });
+
+  it('fills in the defaults of what it leaves out', () => {
+    const { config } = loadWith({ commands: { allow: [['git', 'status']] } });
+    expect(config().policy).toEqual({
+      ...DEFAULTS,
+      commands: { allow: [['git', 'status']], deny: [] },
+    });
+  });
+
+  it('reads every setting', () => {
+    const policy = {
+      commands: {
+        allow: [
+          ['npm', 'test'],
+          ['git', 'commit', '-m', 'two words'],
+        ],
+        deny: [['rm']],
+      },
+      outsideWorkspace: 'deny',
+      protectedPaths: ['secrets/**', '*.pem', '~/.aws/**', '/etc/**'],
+      tools: { write_file: 'allow', run_command: 'deny' },
+    };
+    expect(loadWith(policy).config().policy).toEqual(policy);
+  });
+
+  it('names each bad setting by its path, with what was expected', () => {
+    const { config } = loadWith({
+      commands: { allow: ['git status', ['git', 'status;'], []], deny: [['rm', '']] },
+      outsideWorkspace: 'allow',
+      protectedPaths: ['~root/.ssh'],
+      tools: { read_file: 'yes', shell: 'allow' },
+      colour: 'blue',
+    });
+    expect(issuesOf(config).sort()).toEqual(
+      [
+        'policy.commands.allow[0]: expected a command as a list of words, like ["git", "status"]',
+        'policy.commands.allow[1][1]: expected a plain word: commands holding any of ' +
+          ';&|`$<>()\\*?[]{}~# or a control character are never allowed by rules',
+        'policy.commands.allow[2]: expected at least one word',
+        'policy.commands.deny[0][1]: expected a non-empty word',
+        'policy.outsideWorkspace: expected ask or deny',
+        'policy.protectedPaths[0]: only ~/ is understood: write ~/… for your home folder, or an ' +
+          'absolute path',
+        'policy.tools.read_file: expected allow, ask or deny',
+        'policy.tools.shell: unknown setting',
+        'policy.colour: unknown setting',
+      ].sort(),
+    );
+  });
+
+  it('rejects a policy that is not an object', () => {
+    expect(issuesOf(loadWith(['allow']).config)).toEqual(['policy: expected an object']);
+  });
+
+  it('is named in the usage text', () => {
+    expect(HOST_USAGE).toContain('policy {commands {allow, deny}, outsideWorkspace');
+  });
+});
