@@ -23,3 +23,12 @@ export {
 } from './list-directory.js';
 export type { DirectoryEntry, ListDirectoryInput } from './list-directory.js';
 export { getTool, readOnlyTools } from './registry.js';
+export { FILE_WRITE_MAX_BYTES, PREVIEW_DIFF_MAX_BYTES } from './file-change.js';
+export type { WriteToolOptions } from './file-change.js';
+export { TEMP_FILE_PATTERN } from './atomic-write.js';
+export { capDiff, unifiedDiff } from './unified-diff.js';
+export type { UnifiedDiff } from './unified-diff.js';
+export { createWriteFileTool, writeFileTool } from './write-file.js';
+export type { WriteFileInput } from './write-file.js';
+export { createEditFileTool, editFileTool } from './edit-file.js';
+export type { EditFileInput } from './edit-file.js';

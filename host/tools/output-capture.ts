@@ -142,7 +142,7 @@ export class OutputCapture {
   async #write(file: FileHandle, bytes: Buffer): Promise<void> {
     if (this.#writeError === null) {
       try {
-        for (let offset = 0; offset < bytes.length; ) {
+        for (let offset = 0; offset < bytes.length;) {
           offset += (await file.write(bytes, offset)).bytesWritten;
         }
         this.#hash.update(bytes);
