@@ -32,3 +32,13 @@ export { createWriteFileTool, writeFileTool } from './write-file.js';
 export type { WriteFileInput } from './write-file.js';
 export { createEditFileTool, editFileTool } from './edit-file.js';
 export type { EditFileInput } from './edit-file.js';
+export {
+  COMMAND_ENV_KEYS,
+  RUN_COMMAND_DEFAULT_TIMEOUT_MS,
+  RUN_COMMAND_MAX_BYTES,
+  createRunCommandTool,
+  runCommandTool,
+} from './run-command.js';
+export type { RunCommandInput, RunCommandOptions } from './run-command.js';
+export { killProcessGroup } from './process-group.js';
+export type { GroupStop } from './process-group.js';
