@@ -89,6 +89,7 @@ export class AdminClient {
     return parseWith(CreatedOffer, await this.call('POST', '/offers', body, signal), 'offer');
   }
 
+  /** Where the offer is now: pending, paired (with the SAS and the device), expired or void. */
   async offerStatus(offerId: string, signal?: AbortSignal): Promise<OfferStatus> {
     const path = `/offers/${encodeURIComponent(offerId)}`;
     return parseWith(OfferStatus, await this.call('GET', path, undefined, signal), 'offer status');

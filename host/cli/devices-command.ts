@@ -7,6 +7,7 @@ import { parseCommandArgs } from './command-args.js';
 import { formatTable, formatTime } from './format.js';
 import type { HostCommandContext } from './host-command.js';
 
+/** The usage text of `devices`, for `--help` and command-line errors. */
 export const DEVICES_USAGE = `Usage: tether devices [--data DIR] [--json]
 
 Lists the devices paired with the running host.

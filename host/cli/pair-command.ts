@@ -14,6 +14,7 @@ import type { HostCommandContext } from './host-command.js';
 /** How often the offer's state is asked for while waiting. */
 export const PAIR_POLL_MS = 500;
 
+/** The usage text of `pair`, for `--help` and command-line errors. */
 export const PAIR_USAGE = `Usage: tether pair [--data DIR] [--json] [--origin URL]
 
 Shows a QR code and a link for a new device, and waits until it pairs.
@@ -67,7 +68,10 @@ export async function pairCommand(
   const seconds = Math.round((offer.expiresAt - Date.now()) / 1000);
   ctx.out(`${renderUnicodeCompact(offer.link, { border: 2 })}\n\n`);
   ctx.out(`Scan the code with the device, or open this link on it:\n  ${offer.link}\n\n`);
-  ctx.out(`The offer expires in ${seconds} s. Waiting for a device… (Ctrl-C to stop)\n`);
+  const clock = new Date(offer.expiresAt).toTimeString().slice(0, 8);
+  ctx.out(
+    `The offer expires at ${clock} (in ${seconds} s). Waiting for a device… (Ctrl-C to stop)\n`,
+  );
   const status = await waitForOutcome(admin, offer.offerId, ctx.signal);
   switch (status.state) {
     case 'paired': {

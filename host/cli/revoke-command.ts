@@ -7,6 +7,7 @@ import { AdminClient } from './admin-client.js';
 import { parseCommandArgs } from './command-args.js';
 import type { HostCommandContext } from './host-command.js';
 
+/** The usage text of `revoke`, for `--help` and command-line errors. */
 export const REVOKE_USAGE = `Usage: tether revoke <deviceId> [--data DIR]
 
 Revokes a paired device (tether devices lists their ids). It must pair again to come back.

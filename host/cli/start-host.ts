@@ -13,7 +13,16 @@ import { ensureDataDir, loadHostConfig, redactedConfig, type HostConfig } from '
 import { loadOrCreateHostIdentity } from '../identity/index.js';
 import { createLogger, type Logger } from '../log/index.js';
 import { createModelAdapter, type ProviderKind } from '../model/index.js';
+import { decidePolicy } from '../policy/index.js';
 import { Runtime, type RuntimeModel } from '../runtime/index.js';
+import {
+  editFileTool,
+  killProcessGroup,
+  readOnlyTools,
+  runCommandTool,
+  writeFileTool,
+  type ToolDefinition,
+} from '../tools/index.js';
 import { b64u } from '../../protocol/index.js';
 import type { Identity } from '../../pairing/index.js';
 import { ChannelServer, createHttpApp, removeAdminFile, writeAdminFile } from '../server/index.js';
@@ -96,7 +105,20 @@ export async function startHost(
   });
   const runtime = new Runtime(
     store,
-    { model: runtimeModel(config), workspaces: config.workspaces, limits: config.limits },
+    {
+      model: runtimeModel(config),
+      workspaces: config.workspaces,
+      limits: config.limits,
+      tools: [
+        ...readOnlyTools,
+        writeFileTool,
+        editFileTool,
+        runCommandTool,
+      ] as ToolDefinition<unknown>[],
+      policy: (call, workspace) =>
+        decidePolicy(call, { workspace, policy: config.policy, homedir: homedir() }),
+      killProcessGroup: (pgid) => killProcessGroup(pgid, 2_000),
+    },
     (error) =>
       log.error('a run failed unexpectedly', {
         error: error instanceof Error ? error.stack : String(error),

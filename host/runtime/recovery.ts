@@ -12,8 +12,8 @@ export interface RecoveryReport {
   unknownToolCalls: string[];
   cancelledToolCalls: string[];
   idledRuns: string[];
-  /** Process groups of tool calls that were running: to kill, since nobody owns them now. */
-  orphanGroups: number[];
+  /** Process groups of tool calls that were running (and when they started): nobody owns them now. */
+  orphanGroups: { pgid: number; startedAt: number | null }[];
 }
 
 export function recover(store: Store, instance: string): RecoveryReport {
@@ -48,7 +48,9 @@ export function recover(store: Store, instance: string): RecoveryReport {
             },
           );
           report.unknownToolCalls.push(call.id);
-          if (call.processGroup !== null) report.orphanGroups.push(call.processGroup);
+          if (call.processGroup !== null) {
+            report.orphanGroups.push({ pgid: call.processGroup, startedAt: call.startedAt });
+          }
         } else if (
           call.state === 'proposed' ||
           call.state === 'ready' ||

@@ -2,6 +2,7 @@
  * The runtime: the API the server (and the CLI, and tests) drive. It owns the scheduler,
  * the executors and the live stream; every fact goes through the store.
  */
+import { uptime } from 'node:os';
 import type { OpArgs, OpResult, RunGetResult } from '../../protocol/index.js';
 import type { PairedDevice } from '../../pairing/index.js';
 import { newId, type Store } from '../store/index.js';
@@ -89,7 +90,11 @@ export class Runtime {
     if (this.started) throw new Error('the runtime is already started');
     this.started = true;
     const report = recover(this.store, this.instance);
-    for (const pgid of report.orphanGroups) {
+    // A group that started before the machine last booted died with it; its number may
+    // now belong to someone else, so only groups from this boot are killed.
+    const bootedAt = Date.now() - uptime() * 1000;
+    for (const { pgid, startedAt } of report.orphanGroups) {
+      if (startedAt === null || startedAt < bootedAt) continue;
       this.killProcessGroup?.(pgid).catch((error: unknown) => this.reportError(error));
     }
     this.expireDueApprovals();

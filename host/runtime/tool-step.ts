@@ -15,7 +15,8 @@ import {
 import { parseToolInput, type ToolDefinition, type ToolResult } from '../tools/index.js';
 import type { LiveHub } from './live-hub.js';
 import { finishToolCall, moveRun, moveToolCall, sessionOf } from './transitions.js';
-import type { PolicyDecision, PolicyFn, RuntimeLimits } from './types.js';
+import type { PolicyDecision } from '../policy/index.js';
+import type { PolicyFn, RuntimeLimits } from './types.js';
 
 /** Keeps the head and the tail of a long result and says what was left out and where it is. */
 export function capForModel(

@@ -3,6 +3,7 @@
  */
 import type { OutputMessage, PreviewMessage } from '../../protocol/index.js';
 import type { ModelAdapter } from '../model/index.js';
+import type { PolicyDecision } from '../policy/index.js';
 import type { ToolDefinition } from '../tools/index.js';
 
 /** Budgets and bounds of every run. */
@@ -32,14 +33,6 @@ export const DEFAULT_LIMITS: RuntimeLimits = {
   toolOutputMaxBytes: 64 * 1024 * 1024,
   approvalTtlMs: 24 * 60 * 60 * 1000,
 };
-
-/** What policy says of one tool call, with a reason a person can read. */
-export interface PolicyDecision {
-  decision: 'allow' | 'ask' | 'deny';
-  reason: string;
-  /** For a path outside the workspace: the path and the access asked for. */
-  access?: { path: string; kind: 'read' | 'write' };
-}
 
 /** Decides a call; never executes anything. */
 export type PolicyFn = (

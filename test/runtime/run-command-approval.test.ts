@@ -1,0 +1,150 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { afterEach, describe, expect, it } from 'vitest';
+import { decidePolicy, PolicyConfig } from '../../host/policy/index.js';
+import { readOnlyTools, runCommandTool, type ToolDefinition } from '../../host/tools/index.js';
+import { textTurn, toolCallTurn } from '../support/scripted-model-server.js';
+import { commandId, startHarness, type Harness } from './harness.js';
+
+let harness: Harness;
+afterEach(async () => harness?.close());
+
+/** Processes of group `pgid` that are not zombies (PID 1 reaps those in its own time). */
+function liveMembers(pgid: number): number[] {
+  return readdirSync('/proc')
+    .filter((name) => /^\d+$/.test(name))
+    .flatMap((pid) => {
+      try {
+        const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+        const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+        return Number(fields[2]) === pgid && fields[0] !== 'Z' ? [Number(pid)] : [];
+      } catch {
+        return [];
+      }
+    });
+}
+
+const tools = [...readOnlyTools, runCommandTool] as ToolDefinition<unknown>[];
+const policy = PolicyConfig.parse({ commands: { allow: [['echo']] } });
+
+function start(): Promise<Harness> {
+  return startHarness({
+    runtime: {
+      tools,
+      policy: (call, workspace) =>
+        decidePolicy(call, { workspace, policy, homedir: '/nonexistent-home' }),
+    },
+  });
+}
+
+describe('run_command through policy and approval', () => {
+  it('asks for a command, shows it, runs it once approved; output is readable', async () => {
+    harness = await start();
+    harness.model.push(
+      toolCallTurn([
+        {
+          id: 'c',
+          name: 'run_command',
+          arguments: '{"command":"printf \'%s\\\\n\' one two; exit 3"}',
+        },
+      ]),
+      textTurn('ran'),
+    );
+    const { runId } = harness.runtime.submit(
+      { commandId: commandId(), input: { text: 'run' } },
+      'dev',
+    );
+    await harness.runtime.whenIdle();
+    const parked = harness.runtime.getRun(runId);
+    const approval = parked.approvals[0]!;
+    expect(approval.preview).toEqual({
+      kind: 'command',
+      command: "printf '%s\\n' one two; exit 3",
+      cwd: harness.workspace,
+    });
+    expect(approval.reason.length).toBeGreaterThan(5);
+    harness.runtime.respondApproval(
+      {
+        commandId: commandId(),
+        approvalId: approval.id,
+        toolCallId: approval.toolCallId,
+        inputDigest: approval.inputDigest,
+        decision: 'approve',
+      },
+      'dev',
+    );
+    await harness.runtime.whenIdle();
+    const call = harness.runtime.getRun(runId).toolCalls[0]!;
+    expect(call.state).toBe('failed');
+    expect(call.result).toMatchObject({ exitCode: 3 });
+    expect(harness.runtime.readOutput({ toolCallId: call.id, offset: 0, limit: 1000 }).text).toBe(
+      'one\ntwo\n',
+    );
+    const finished = harness.events.find(
+      (e) => e.type === 'tool.finished' && e.toolCallId === call.id,
+    );
+    expect(finished?.payload).toMatchObject({
+      status: 'failed',
+      exitCode: 3,
+      bytes: 8,
+      truncated: false,
+    });
+  });
+
+  it('runs an allowed argv prefix without asking', async () => {
+    harness = await start();
+    harness.model.push(
+      toolCallTurn([{ id: 'e', name: 'run_command', arguments: '{"command":"echo hi"}' }]),
+      textTurn('ok'),
+    );
+    const { runId } = harness.runtime.submit(
+      { commandId: commandId(), input: { text: 'echo' } },
+      'dev',
+    );
+    await harness.runtime.whenIdle();
+    const run = harness.runtime.getRun(runId);
+    expect(run.approvals).toEqual([]);
+    expect(run.toolCalls[0]).toMatchObject({ state: 'succeeded' });
+    expect(run.run.state).toBe('succeeded');
+  });
+
+  it.runIf(process.platform === 'linux')(
+    'cancel while a command runs stops its whole process group',
+    async () => {
+      harness = await start();
+      harness.model.push(
+        toolCallTurn([
+          { id: 's', name: 'run_command', arguments: '{"command":"sleep 30 & sleep 30"}' },
+        ]),
+      );
+      const { runId } = harness.runtime.submit(
+        { commandId: commandId(), input: { text: 'sleep' } },
+        'dev',
+      );
+      await harness.runtime.whenIdle();
+      const approval = harness.runtime.getRun(runId).approvals[0]!;
+      harness.runtime.respondApproval(
+        {
+          commandId: commandId(),
+          approvalId: approval.id,
+          toolCallId: approval.toolCallId,
+          inputDigest: approval.inputDigest,
+          decision: 'approve',
+        },
+        'dev',
+      );
+      for (
+        let i = 0;
+        i < 200 && harness.store.tools.getToolCall(approval.toolCallId)?.processGroup == null;
+        i++
+      ) {
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      const pgid = harness.store.tools.getToolCall(approval.toolCallId)!.processGroup!;
+      harness.runtime.cancel({ commandId: commandId(), runId }, 'dev');
+      await harness.runtime.whenIdle();
+      expect(harness.runtime.getRun(runId).run.state).toBe('cancelled');
+      expect(harness.runtime.getRun(runId).toolCalls[0]?.state).toBe('cancelled');
+      expect(liveMembers(pgid)).toEqual([]);
+    },
+  );
+});
