@@ -178,8 +178,11 @@ export async function startHost(
   port = address.port;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const url = `http://${host}:${address.port}`;
+  // Local commands reach the admin API on loopback, whatever address the host binds.
+  const wildcard = config.bind === '0.0.0.0' || config.bind === '::';
+  const adminUrl = wildcard ? `http://127.0.0.1:${address.port}` : url;
   writeAdminFile(config.dataDir, {
-    url,
+    url: adminUrl,
     token: adminToken,
     pid: process.pid,
     instance: runtime.instance,

@@ -155,6 +155,21 @@ export async function settleProposedCall(
   return 'waiting';
 }
 
+/** The path outside the workspace the user approved for this call, if that is what they approved. */
+function approvedOutsideAccess(
+  store: Store,
+  call: StoredToolCall,
+): { path: string; kind: 'read' | 'write' } | undefined {
+  const approval = store.tools
+    .listApprovals({ runId: call.runId, state: 'approved' })
+    .find((candidate) => candidate.toolCallId === call.id);
+  if (approval?.preview.kind !== 'path') return undefined;
+  return {
+    path: approval.preview.path,
+    kind: approval.preview.access === 'write' ? 'write' : 'read',
+  };
+}
+
 /**
  * Runs a `ready` call to its outcome. Returns without running it when the signal has
  * already aborted (the call is then cancelled, never started).
@@ -180,6 +195,7 @@ export async function runReadyCall(ctx: ToolStepContext, ready: StoredToolCall):
   });
 
   const outputPath = join(store.outputsDir, `${ready.id}.out`);
+  const outsideAccess = approvedOutsideAccess(store, ready);
   let result: ToolResult;
   try {
     result = await tool.execute(input, {
@@ -190,6 +206,7 @@ export async function runReadyCall(ctx: ToolStepContext, ready: StoredToolCall):
         capBytes: ctx.limits.toolOutputMaxBytes,
         onChunk: (text, offset) => ctx.live.appendOutput(ready.runId, ready.id, offset, text),
       },
+      ...(outsideAccess === undefined ? {} : { outsideAccess }),
       onProcessGroup: (pgid) =>
         store.write(() => store.tools.updateToolCall(ready.id, { processGroup: pgid })),
     });

@@ -47,7 +47,13 @@ export function readAdminFile(dataDir: string): AdminFile | undefined {
   } catch {
     return undefined;
   }
-  const parsed = AdminFile.safeParse(JSON.parse(text) as unknown);
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  const parsed = AdminFile.safeParse(value);
   return parsed.success ? parsed.data : undefined;
 }
 

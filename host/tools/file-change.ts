@@ -14,7 +14,7 @@ import { failedResult, fileSystemFailure } from './tool-result.js';
 import type { ToolContext, ToolResult } from './types.js';
 import { capDiff, unifiedDiff } from './unified-diff.js';
 import type { UnifiedDiff } from './unified-diff.js';
-import { resolveWorkspacePath } from './workspace-path.js';
+import { resolveToolPath, resolveWorkspacePath } from './workspace-path.js';
 
 /** Most bytes a file may have after a write, and most bytes of a file edit_file reads. */
 export const FILE_WRITE_MAX_BYTES = 10 * 1024 * 1024;
@@ -75,7 +75,10 @@ export async function applyFileChange(
   ctx: ToolContext,
   options: WriteToolOptions,
 ): Promise<ToolResult> {
-  const resolved = await resolveWorkspacePath(ctx.workspace, change.path);
+  const resolved =
+    ctx.outsideAccess?.kind === 'write'
+      ? await resolveToolPath(ctx, change.path)
+      : await resolveWorkspacePath(ctx.workspace, change.path);
   if (!resolved.ok) return failedResult(resolved.code, resolved.reason);
   const where = resolved.relative;
   const planned = await plan(change, resolved.path, where, ctx.signal);

@@ -11,7 +11,7 @@ export type {
 } from './types.js';
 export { defineTool, parseToolInput } from './tool-input.js';
 export type { ParsedToolInput } from './tool-input.js';
-export { resolveWorkspacePath } from './workspace-path.js';
+export { resolveToolPath, resolveWorkspacePath } from './workspace-path.js';
 export type { WorkspacePath } from './workspace-path.js';
 export { READ_FILE_DEFAULT_LIMIT, READ_FILE_MAX_BYTES, readFileTool } from './read-file.js';
 export type { ReadFileInput } from './read-file.js';

@@ -11,7 +11,7 @@ import { errnoCode } from './errno.js';
 import { formatBytes } from './format-bytes.js';
 import { failedResult, fileSystemFailure } from './tool-result.js';
 import { defineTool } from './tool-input.js';
-import { resolveWorkspacePath } from './workspace-path.js';
+import { resolveToolPath } from './workspace-path.js';
 
 /** Levels listed when the input has no `depth`. */
 export const LIST_DIRECTORY_DEFAULT_DEPTH = 2;
@@ -81,7 +81,7 @@ export const listDirectoryTool = defineTool<ListDirectoryInput>({
   input: listDirectoryInput,
   readOnly: true,
   async execute(input, ctx) {
-    const resolved = await resolveWorkspacePath(ctx.workspace, input.path);
+    const resolved = await resolveToolPath(ctx, input.path);
     if (!resolved.ok) return failedResult(resolved.code, resolved.reason);
     const where = resolved.relative;
     const depth = input.depth ?? LIST_DIRECTORY_DEFAULT_DEPTH;

@@ -12,7 +12,7 @@ import { formatBytes } from './format-bytes.js';
 import { failedResult, fileSystemFailure } from './tool-result.js';
 import { defineTool } from './tool-input.js';
 import type { ToolResult } from './types.js';
-import { resolveWorkspacePath } from './workspace-path.js';
+import { resolveToolPath } from './workspace-path.js';
 
 /** Lines returned when the input has no `limit`. */
 export const READ_FILE_DEFAULT_LIMIT = 2000;
@@ -44,7 +44,7 @@ export const readFileTool = defineTool<ReadFileInput>({
   input: readFileInput,
   readOnly: true,
   async execute(input, ctx) {
-    const resolved = await resolveWorkspacePath(ctx.workspace, input.path);
+    const resolved = await resolveToolPath(ctx, input.path);
     if (!resolved.ok) return failedResult(resolved.code, resolved.reason);
     const where = resolved.relative;
     let handle: FileHandle;

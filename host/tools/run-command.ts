@@ -24,7 +24,7 @@ import type { GroupStop } from './process-group.js';
 import { failedResult } from './tool-result.js';
 import { defineTool } from './tool-input.js';
 import type { ToolContext, ToolDefinition } from './types.js';
-import { resolveWorkspacePath } from './workspace-path.js';
+import { resolveToolPath, resolveWorkspacePath } from './workspace-path.js';
 
 /** Longest command, in UTF-8 bytes. */
 export const RUN_COMMAND_MAX_BYTES = 32 * 1024;
@@ -98,7 +98,7 @@ export function createRunCommandTool(
     input: runCommandInput,
     readOnly: false,
     async execute(input, ctx) {
-      const cwd = await resolveWorkspacePath(ctx.workspace, input.cwd ?? '.');
+      const cwd = await resolveToolPath(ctx, input.cwd ?? '.');
       if (!cwd.ok) return failedResult(cwd.code, cwd.reason);
       const unusable = await directoryProblem(cwd.path);
       if (unusable !== null) {

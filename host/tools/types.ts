@@ -17,6 +17,8 @@ export interface ToolContext {
   output?: ToolOutputSink;
   /** Called as soon as a child process group exists, so a crashed host can kill it later. */
   onProcessGroup?: (pgid: number) => void;
+  /** A path outside the workspace the user approved for this one call, and the access. */
+  outsideAccess?: { path: string; kind: 'read' | 'write' };
 }
 
 /** The file a tool streams its output into, and the live tail's listener. */

@@ -101,3 +101,17 @@ function isMissing(error: unknown): boolean {
   const code = errnoCode(error);
   return code === 'ENOENT' || code === 'ENOTDIR';
 }
+
+/**
+ * Resolves a tool's path in its context: inside the workspace, or exactly the path outside
+ * it that the user approved for this one call (a one-time external access approval).
+ */
+export async function resolveToolPath(
+  ctx: { workspace: string; outsideAccess?: { path: string } | undefined },
+  requested: string,
+): Promise<WorkspacePath> {
+  const resolved = await resolveWorkspacePath(ctx.workspace, requested);
+  if (resolved.ok || resolved.code !== 'path_outside_workspace') return resolved;
+  if (ctx.outsideAccess === undefined || resolved.path !== ctx.outsideAccess.path) return resolved;
+  return { ok: true, path: resolved.path, relative: resolved.path };
+}

@@ -1,0 +1,93 @@
+/**
+ * `tether remote approve <approvalId>` and `tether remote deny <approvalId>`: shows what
+ * the approval is for, recomputes its input digest from what it shows (PROTOCOL.md 6.5),
+ * refuses to answer when the digest differs, and sends the answer bound to that digest.
+ */
+import { type Approval, digest, TetherError } from '../../protocol/index.js';
+import { type HostConnection, pendingApprovals } from '../client/index.js';
+import { parseCommandArgs } from './command-args.js';
+import { describeApproval } from './event-lines.js';
+import { withHost } from './host-session.js';
+import { HOST_FLAG, type RemoteContext, STATE_FLAG } from './remote-context.js';
+import { sendCommand } from './send-command.js';
+
+/** The usage of `approve` or `deny`. */
+export function approvalUsage(decision: 'approve' | 'deny'): string {
+  return `Usage: tether remote ${decision} <approvalId> [--note TEXT] [--host HOSTID] [--state FILE]
+
+Shows what the approval is for and ${decision === 'approve' ? 'approves' : 'denies'} it, if its input digest
+matches what it shows. \`tether remote watch\` lists pending approvals.
+
+Options:
+  --note TEXT   a note kept with the answer
+`;
+}
+
+const FLAGS = { ...STATE_FLAG, ...HOST_FLAG, note: { type: 'string' } } as const;
+
+/**
+ * The input digest recomputed from what the approval shows; throws `digest_mismatch` when
+ * it differs from the approval's own.
+ */
+export function verifiedDigest(approval: Approval): string {
+  const inputDigest = digest({
+    tool: approval.name,
+    input: approval.input,
+    workspace: approval.workspace,
+  });
+  if (inputDigest !== approval.inputDigest) {
+    throw new TetherError(
+      'digest_mismatch',
+      `approval ${approval.id} is not for what it shows (its digest ${approval.inputDigest}, ` +
+        `recomputed ${inputDigest}): not answered`,
+    );
+  }
+  return inputDigest;
+}
+
+/** The pending approval, from a fresh snapshot of the host. */
+async function findApproval(connection: HostConnection, approvalId: string): Promise<Approval> {
+  const subscription = connection.subscribeEvents({});
+  try {
+    await subscription.ready;
+  } finally {
+    subscription.close();
+  }
+  const approval = pendingApprovals(connection.state.state).find((a) => a.id === approvalId);
+  if (approval === undefined) {
+    throw new TetherError(
+      'not_found',
+      `no pending approval ${approvalId} on ${connection.hostName} (answered, expired, or never asked; tether remote watch lists pending ones)`,
+    );
+  }
+  return approval;
+}
+
+/** `tether remote approve` or `tether remote deny`; resolves with the exit code. */
+export function approvalCommand(decision: 'approve' | 'deny') {
+  return async (argv: readonly string[], ctx: RemoteContext): Promise<number> => {
+    const { values, positionals, help } = parseCommandArgs(argv, FLAGS, {
+      required: ['<approvalId>'],
+    });
+    if (help) {
+      ctx.out(approvalUsage(decision));
+      return 0;
+    }
+    const approvalId = positionals[0]!;
+    return withHost(ctx, values, async (connection) => {
+      const approval = await findApproval(connection, approvalId);
+      for (const line of describeApproval(approval)) ctx.out(line + '\n');
+      ctx.out(`  input: ${JSON.stringify(approval.input)}\n`);
+      const inputDigest = verifiedDigest(approval);
+      const { status } = await sendCommand(connection, ctx, 'approval.respond', {
+        approvalId,
+        toolCallId: approval.toolCallId,
+        inputDigest,
+        decision,
+        ...(values.note === undefined ? {} : { note: values.note }),
+      });
+      ctx.out(`${status}\n`);
+      return 0;
+    });
+  };
+}

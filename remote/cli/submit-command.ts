@@ -1,0 +1,61 @@
+/**
+ * `tether remote submit "<task>"`: starts a run through the outbox; `--wait` follows it to
+ * the end and prints its final state and last message.
+ */
+import { parseCommandArgs } from './command-args.js';
+import { withHost } from './host-session.js';
+import { HOST_FLAG, type RemoteContext, STATE_FLAG } from './remote-context.js';
+import { followRuns } from './run-follower.js';
+import { sendCommand } from './send-command.js';
+
+/** The usage text of `submit`, for `--help` and command-line errors. */
+export const SUBMIT_USAGE = `Usage: tether remote submit "<task>" [--workspace DIR] [--model M] [--wait]
+                            [--host HOSTID] [--state FILE]
+
+Starts a run of <task> in a new session on the host.
+
+Options:
+  --workspace DIR   one of the host's workspaces, by path or name (default: its first)
+  --model M         one of the host's models (default: its configured one)
+  --wait            follow the run to its end; exit 0 only if it succeeded
+`;
+
+const FLAGS = {
+  ...STATE_FLAG,
+  ...HOST_FLAG,
+  workspace: { type: 'string' },
+  model: { type: 'string' },
+  wait: { type: 'boolean' },
+} as const;
+
+/** Runs `tether remote submit`; resolves with the exit code. */
+export async function submitCommand(argv: readonly string[], ctx: RemoteContext): Promise<number> {
+  const { values, positionals, help } = parseCommandArgs(argv, FLAGS, { required: ['"<task>"'] });
+  if (help) {
+    ctx.out(SUBMIT_USAGE);
+    return 0;
+  }
+  return withHost(ctx, values, async (connection, host) => {
+    const { runId, sessionId, state } = await sendCommand(connection, ctx, 'run.submit', {
+      input: { text: positionals[0]! },
+      ...(values.workspace === undefined ? {} : { workspace: values.workspace }),
+      ...(values.model === undefined ? {} : { model: values.model }),
+    });
+    ctx.out(`run ${runId} ${state} (session ${sessionId})\n`);
+    if (values.wait !== true) return 0;
+    const end = await followRuns(connection, host, ctx, { runId, text: false });
+    if (end === 'interrupted') {
+      ctx.err(`stopped waiting; the run goes on: tether remote watch ${runId}\n`);
+      return 130;
+    }
+    const run = connection.state.state.runs[runId];
+    const last = connection.state.state.messages[runId]?.at(-1);
+    const error =
+      run?.error === null || run?.error === undefined
+        ? ''
+        : ` (${run.error.code}: ${run.error.message})`;
+    ctx.out(`run ${runId} ${run?.state ?? 'unknown'}${error}\n`);
+    if (last !== undefined) ctx.out(`${last.text}\n`);
+    return run?.state === 'succeeded' ? 0 : 1;
+  });
+}

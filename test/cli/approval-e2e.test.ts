@@ -1,0 +1,95 @@
+/**
+ * `tether remote approve` / `deny` as child processes against the real host process:
+ * the host asks before `write_file`, `submit --wait` shows the pending approval, and the
+ * CLI's recomputed digest is the one the host accepts. Needs a host that offers
+ * `write_file` with its ask-first policy (start-host wiring the write tools).
+ */
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startHostProcess, type HostProcess } from '../support/host-process.js';
+import {
+  startScriptedModelServer,
+  textTurn,
+  toolCallTurn,
+  type ScriptedModelServer,
+} from '../support/scripted-model-server.js';
+import { runTether, startTether } from './run-cli.js';
+
+let host: HostProcess;
+let model: ScriptedModelServer;
+let home: string;
+let state: string;
+
+beforeAll(async () => {
+  model = await startScriptedModelServer();
+  host = await startHostProcess({ model: model.baseUrl });
+  home = mkdtempSync(join(tmpdir(), 'tether-approval-e2e-'));
+  state = join(home, 'remote.json');
+  const paired = await runTether(['remote', 'pair', await host.pairLink(), '--state', state], home);
+  expect(paired.code).toBe(0);
+});
+
+afterAll(async () => {
+  await host.dispose();
+  await model.close();
+  rmSync(home, { recursive: true, force: true });
+});
+
+/** Scripts a write of `path`, submits with --wait, and resolves once it waits for approval. */
+async function submitWrite(path: string) {
+  const input = { path, content: 'hi\n', expectedSha256: null };
+  model.push(
+    toolCallTurn([{ id: `call_${path}`, name: 'write_file', arguments: JSON.stringify(input) }]),
+    textTurn('Done.'),
+  );
+  const waiting = startTether(
+    ['remote', 'submit', `Write ${path}`, '--wait', '--state', state],
+    home,
+  );
+  const [, approvalId] = await waiting.waitFor(/^ {2}answer: tether remote approve (apr_\S+) /m);
+  return { waiting, approvalId: approvalId! };
+}
+
+describe('approvals on the real host', () => {
+  it('approve shows the write with its diff, and the host writes the file', async () => {
+    const { waiting, approvalId } = await submitWrite('notes.txt');
+    const approved = await runTether(['remote', 'approve', approvalId, '--state', state], home);
+    expect(approved).toMatchObject({ code: 0, stderr: '' });
+    expect(approved.stdout).toContain('  writes:  notes.txt\n');
+    expect(approved.stdout).toContain('  +hi\n');
+    expect(approved.stdout).toContain(
+      '  input: {"path":"notes.txt","content":"hi\\n","expectedSha256":null}\n',
+    );
+    expect(approved.stdout.endsWith('approved\n')).toBe(true);
+
+    const done = await waiting.exit;
+    expect(done.code).toBe(0);
+    expect(done.stdout).toMatch(
+      new RegExp(`^approval ${approvalId}: approved by [\\w-]{22}$`, 'm'),
+    );
+    expect(done.stdout).toMatch(/^tool write_file: succeeded/m);
+    expect(readFileSync(join(host.workspace, 'notes.txt'), 'utf8')).toBe('hi\n');
+
+    const again = await runTether(['remote', 'approve', approvalId, '--state', state], home);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toContain('[not_found]');
+  });
+
+  it('deny with a note keeps the file unwritten, and the run goes on', async () => {
+    const { waiting, approvalId } = await submitWrite('other.txt');
+    const denied = await runTether(
+      ['remote', 'deny', approvalId, '--note', 'not this one', '--state', state],
+      home,
+    );
+    expect(denied.code).toBe(0);
+    expect(denied.stdout.endsWith('denied\n')).toBe(true);
+
+    const done = await waiting.exit;
+    expect(done.code).toBe(0);
+    expect(done.stdout).toMatch(new RegExp(`^approval ${approvalId}: denied by [\\w-]{22}$`, 'm'));
+    expect(done.stdout).toMatch(/^tool write_file: failed/m);
+    expect(existsSync(join(host.workspace, 'other.txt'))).toBe(false);
+  });
+});
