@@ -1,4 +1,5 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { decidePolicy, PolicyConfig } from '../../host/policy/index.js';
 import { readOnlyTools, runCommandTool, type ToolDefinition } from '../../host/tools/index.js';
@@ -147,4 +148,39 @@ describe('run_command through policy and approval', () => {
       expect(liveMembers(pgid)).toEqual([]);
     },
   );
+
+  it('a path outside the workspace asks once, naming the path; approved, that one read works', async () => {
+    harness = await start();
+    const outside = join(harness.workspace, '..', 'notes.txt');
+    writeFileSync(outside, 'outside the workspace\n');
+    harness.model.push(
+      toolCallTurn([
+        { id: 'o', name: 'read_file', arguments: JSON.stringify({ path: '../notes.txt' }) },
+      ]),
+      textTurn('read it'),
+    );
+    const { runId } = harness.runtime.submit(
+      { commandId: commandId(), input: { text: 'read' } },
+      'dev',
+    );
+    await harness.runtime.whenIdle();
+    const approval = harness.runtime.getRun(runId).approvals[0]!;
+    expect(approval.preview).toEqual({ kind: 'path', path: realpathSync(outside), access: 'read' });
+    harness.runtime.respondApproval(
+      {
+        commandId: commandId(),
+        approvalId: approval.id,
+        toolCallId: approval.toolCallId,
+        inputDigest: approval.inputDigest,
+        decision: 'approve',
+      },
+      'dev',
+    );
+    await harness.runtime.whenIdle();
+    const call = harness.runtime.getRun(runId).toolCalls[0]!;
+    expect(call.state).toBe('succeeded');
+    expect(
+      harness.runtime.readOutput({ toolCallId: call.id, offset: 0, limit: 1000 }).text,
+    ).toContain('outside the workspace');
+  });
 });
