@@ -214,10 +214,28 @@ function writtenResult(
       linesAdded: diff.added,
       linesRemoved: diff.removed,
     },
-    ...(diff.text === ''
-      ? {}
-      : { artifacts: [{ kind: 'diff', name: `${where}.diff`, content: diff.text }] }),
+    ...(diff.text === '' ? {} : { artifacts: changeArtifacts(where, current, diff) }),
   };
+}
+
+/**
+ * The diff, and the approved baseline: the text the file held before, so the change can be
+ * undone (the digests are in the result's data). A binary baseline is not kept as text.
+ */
+function changeArtifacts(
+  where: string,
+  current: CurrentFile,
+  diff: UnifiedDiff,
+): { kind: string; name: string; content: string }[] {
+  const artifacts = [{ kind: 'diff', name: `${where}.diff`, content: diff.text }];
+  if (current.exists && current.content !== null && !diff.binary) {
+    artifacts.push({
+      kind: 'baseline',
+      name: `${where}.before`,
+      content: current.content.toString('utf8'),
+    });
+  }
+  return artifacts;
 }
 
 function sha256(bytes: Buffer): string {

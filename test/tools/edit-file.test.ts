@@ -50,6 +50,7 @@ describe('edit_file replaces one occurrence', () => {
             '--- a/src/greet.ts\n+++ b/src/greet.ts\n@@ -1,3 +1,3 @@\n function greet() {\n' +
             '-  return "hello";\n+  return "hi";\n }\n',
         },
+        { kind: 'baseline', name: 'src/greet.ts.before', content: SOURCE },
       ],
     });
     expect(await readFile(file, 'utf8')).toBe(after);

@@ -81,6 +81,7 @@ describe('write_file creates and replaces files', () => {
           name: 'script.sh.diff',
           content: '--- a/script.sh\n+++ b/script.sh\n@@ -1,3 +1,3 @@\n a\n-b\n+B\n c\n',
         },
+        { kind: 'baseline', name: 'script.sh.before', content: before },
       ],
     });
     expect(await readFile(file, 'utf8')).toBe(after);
