@@ -55,6 +55,18 @@ interface OpenSubscription {
   lastSeq: number;
 }
 
+// Every connection receives the same event objects from a commit: measure each once.
+const eventSizes = new WeakMap<Event, number>();
+
+function eventSize(event: Event): number {
+  let size = eventSizes.get(event);
+  if (size === undefined) {
+    size = JSON.stringify(event).length;
+    eventSizes.set(event, size);
+  }
+  return size;
+}
+
 function frameBytes(data: WebSocket.RawData): Uint8Array {
   if (Array.isArray(data)) return new Uint8Array(Buffer.concat(data));
   return data instanceof ArrayBuffer ? new Uint8Array(data) : new Uint8Array(data);
@@ -297,7 +309,7 @@ export class Connection {
       return true;
     };
     for (const event of events) {
-      const size = JSON.stringify(event).length;
+      const size = eventSize(event);
       if (bytes + size > EVENTS_FRAME_BYTES && !flush()) return;
       batch.push(event);
       bytes += size;
