@@ -65,7 +65,6 @@ export interface RuntimeOptions {
   policy?: PolicyFn;
   /** Kills a process group a crashed host left running (recovery at start). */
   killProcessGroup?: (pgid: number) => Promise<unknown>;
-  now?: () => number;
 }
 
 /** Not durable: streaming text and output tails, for whoever is watching now. */
