@@ -33,6 +33,9 @@ import {
   type WorkspaceRef,
 } from './types.js';
 
+const COMMAND_RETENTION_MS = 31 * 24 * 60 * 60 * 1000;
+const OFFER_RETENTION_MS = 24 * 60 * 60 * 1000;
+
 /** Without a policy: tools that change nothing are allowed, everything else asks. */
 function defaultPolicy(tools: ReadonlyMap<string, ToolDefinition<unknown>>): PolicyFn {
   return (call) => {
@@ -89,10 +92,17 @@ export class Runtime {
   start(): RecoveryReport {
     if (this.started) throw new Error('the runtime is already started');
     this.started = true;
+    const now = Date.now();
+    // Commands are kept at least 30 days for deduplication (PROTOCOL.md 6.1); used or
+    // expired pairing offers only as long as the admin page may ask about them.
+    this.store.write(() => {
+      this.store.commands.pruneBefore(now - COMMAND_RETENTION_MS);
+      this.store.offers.pruneExpired(now - OFFER_RETENTION_MS);
+    });
     const report = recover(this.store, this.instance);
     // A group that started before the machine last booted died with it; its number may
     // now belong to someone else, so only groups from this boot are killed.
-    const bootedAt = Date.now() - uptime() * 1000;
+    const bootedAt = now - uptime() * 1000;
     for (const { pgid, startedAt } of report.orphanGroups) {
       if (startedAt === null || startedAt < bootedAt) continue;
       this.killProcessGroup?.(pgid).catch((error: unknown) => this.reportError(error));
