@@ -27,6 +27,20 @@ function liveMembers(pgid: number): number[] {
 const tools = [...readOnlyTools, runCommandTool] as ToolDefinition<unknown>[];
 const policy = PolicyConfig.parse({ commands: { allow: [['echo']] } });
 
+/** Approves exactly what the approval shows, as a remote would. */
+function approve(approval: { id: string; toolCallId: string; inputDigest: string }): void {
+  harness.runtime.respondApproval(
+    {
+      commandId: commandId(),
+      approvalId: approval.id,
+      toolCallId: approval.toolCallId,
+      inputDigest: approval.inputDigest,
+      decision: 'approve',
+    },
+    'dev',
+  );
+}
+
 function start(): Promise<Harness> {
   return startHarness({
     runtime: {
@@ -63,16 +77,7 @@ describe('run_command through policy and approval', () => {
       cwd: harness.workspace,
     });
     expect(approval.reason.length).toBeGreaterThan(5);
-    harness.runtime.respondApproval(
-      {
-        commandId: commandId(),
-        approvalId: approval.id,
-        toolCallId: approval.toolCallId,
-        inputDigest: approval.inputDigest,
-        decision: 'approve',
-      },
-      'dev',
-    );
+    approve(approval);
     await harness.runtime.whenIdle();
     const call = harness.runtime.getRun(runId).toolCalls[0]!;
     expect(call.state).toBe('failed');
@@ -123,16 +128,7 @@ describe('run_command through policy and approval', () => {
       );
       await harness.runtime.whenIdle();
       const approval = harness.runtime.getRun(runId).approvals[0]!;
-      harness.runtime.respondApproval(
-        {
-          commandId: commandId(),
-          approvalId: approval.id,
-          toolCallId: approval.toolCallId,
-          inputDigest: approval.inputDigest,
-          decision: 'approve',
-        },
-        'dev',
-      );
+      approve(approval);
       for (
         let i = 0;
         i < 200 && harness.store.tools.getToolCall(approval.toolCallId)?.processGroup == null;
@@ -166,16 +162,7 @@ describe('run_command through policy and approval', () => {
     await harness.runtime.whenIdle();
     const approval = harness.runtime.getRun(runId).approvals[0]!;
     expect(approval.preview).toEqual({ kind: 'path', path: realpathSync(outside), access: 'read' });
-    harness.runtime.respondApproval(
-      {
-        commandId: commandId(),
-        approvalId: approval.id,
-        toolCallId: approval.toolCallId,
-        inputDigest: approval.inputDigest,
-        decision: 'approve',
-      },
-      'dev',
-    );
+    approve(approval);
     await harness.runtime.whenIdle();
     const call = harness.runtime.getRun(runId).toolCalls[0]!;
     expect(call.state).toBe('succeeded');
