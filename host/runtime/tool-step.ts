@@ -12,7 +12,12 @@ import {
   type StoredRun,
   type StoredToolCall,
 } from '../store/index.js';
-import { parseToolInput, type ToolDefinition, type ToolResult } from '../tools/index.js';
+import {
+  parseToolInput,
+  type ToolContext,
+  type ToolDefinition,
+  type ToolResult,
+} from '../tools/index.js';
 import type { LiveHub } from './live-hub.js';
 import { finishToolCall, moveRun, moveToolCall, sessionOf } from './transitions.js';
 import type { PolicyDecision } from '../policy/index.js';
@@ -155,19 +160,26 @@ export async function settleProposedCall(
   return 'waiting';
 }
 
-/** The path outside the workspace the user approved for this call, if that is what they approved. */
-function approvedOutsideAccess(
-  store: Store,
-  call: StoredToolCall,
-): { path: string; kind: 'read' | 'write' } | undefined {
+/**
+ * What the user's approval of this call binds the tool to: the one path outside the
+ * workspace they allowed, or the file version they saw in a write's diff.
+ */
+function approvedContext(store: Store, call: StoredToolCall): Partial<ToolContext> {
   const approval = store.tools
     .listApprovals({ runId: call.runId, state: 'approved' })
     .find((candidate) => candidate.toolCallId === call.id);
-  if (approval?.preview.kind !== 'path') return undefined;
-  return {
-    path: approval.preview.path,
-    kind: approval.preview.access === 'write' ? 'write' : 'read',
-  };
+  if (approval === undefined) return {};
+  const { preview } = approval;
+  switch (preview.kind) {
+    case 'path':
+      return {
+        outsideAccess: { path: preview.path, kind: preview.access === 'write' ? 'write' : 'read' },
+      };
+    case 'write':
+      return { approvedBaseSha256: preview.baseSha256 };
+    case 'command':
+      return {};
+  }
 }
 
 /**
@@ -195,7 +207,7 @@ export async function runReadyCall(ctx: ToolStepContext, ready: StoredToolCall):
   });
 
   const outputPath = join(store.outputsDir, `${ready.id}.out`);
-  const outsideAccess = approvedOutsideAccess(store, ready);
+  const approved = approvedContext(store, ready);
   let result: ToolResult;
   try {
     result = await tool.execute(input, {
@@ -206,7 +218,7 @@ export async function runReadyCall(ctx: ToolStepContext, ready: StoredToolCall):
         capBytes: ctx.limits.toolOutputMaxBytes,
         onChunk: (text, offset) => ctx.live.appendOutput(ready.runId, ready.id, offset, text),
       },
-      ...(outsideAccess === undefined ? {} : { outsideAccess }),
+      ...approved,
       onProcessGroup: (pgid) =>
         store.write(() => store.tools.updateToolCall(ready.id, { processGroup: pgid })),
     });

@@ -81,7 +81,12 @@ export async function applyFileChange(
       : await resolveWorkspacePath(ctx.workspace, change.path);
   if (!resolved.ok) return failedResult(resolved.code, resolved.reason);
   const where = resolved.relative;
-  const planned = await plan(change, resolved.path, where, ctx.signal);
+  // Without a digest of its own, the write must still find the file the user approved.
+  const checked =
+    change.expectedSha256 === undefined && ctx.approvedBaseSha256 !== undefined
+      ? { ...change, expectedSha256: ctx.approvedBaseSha256 }
+      : change;
+  const planned = await plan(checked, resolved.path, where, ctx.signal);
   if (!planned.ok) return planned.failure;
   const { current, next, diff } = planned;
   let outcome: AtomicWriteOutcome;

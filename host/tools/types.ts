@@ -19,6 +19,11 @@ export interface ToolContext {
   onProcessGroup?: (pgid: number) => void;
   /** A path outside the workspace the user approved for this one call, and the access. */
   outsideAccess?: { path: string; kind: 'read' | 'write' };
+  /**
+   * The file's digest in the write preview the user approved (null: no file). A write
+   * whose input carries no `expectedSha256` must still find exactly that file.
+   */
+  approvedBaseSha256?: string | null;
 }
 
 /** The file a tool streams its output into, and the live tail's listener. */

@@ -2,7 +2,12 @@ import { readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { decidePolicy, PolicyConfig } from '../../host/policy/index.js';
-import { readOnlyTools, runCommandTool, type ToolDefinition } from '../../host/tools/index.js';
+import {
+  editFileTool,
+  readOnlyTools,
+  runCommandTool,
+  type ToolDefinition,
+} from '../../host/tools/index.js';
 import { textTurn, toolCallTurn } from '../support/scripted-model-server.js';
 import { commandId, startHarness, type Harness } from './harness.js';
 
@@ -24,7 +29,7 @@ function liveMembers(pgid: number): number[] {
     });
 }
 
-const tools = [...readOnlyTools, runCommandTool] as ToolDefinition<unknown>[];
+const tools = [...readOnlyTools, runCommandTool, editFileTool] as ToolDefinition<unknown>[];
 const policy = PolicyConfig.parse({ commands: { allow: [['echo']] } });
 
 /** Approves exactly what the approval shows, as a remote would. */
@@ -169,5 +174,34 @@ describe('run_command through policy and approval', () => {
     expect(
       harness.runtime.readOutput({ toolCallId: call.id, offset: 0, limit: 1000 }).text,
     ).toContain('outside the workspace');
+  });
+
+  it('an edit without expectedSha256 still refuses a file changed after its diff was approved', async () => {
+    harness = await start();
+    const file = join(harness.workspace, 'greeting.txt');
+    writeFileSync(file, 'hello world\n');
+    harness.model.push(
+      toolCallTurn([
+        {
+          id: 'e',
+          name: 'edit_file',
+          arguments: JSON.stringify({ path: 'greeting.txt', oldText: 'hello', newText: 'goodbye' }),
+        },
+      ]),
+      textTurn('tried'),
+    );
+    const { runId } = harness.runtime.submit(
+      { commandId: commandId(), input: { text: 'edit' } },
+      'dev',
+    );
+    await harness.runtime.whenIdle();
+    const approval = harness.runtime.getRun(runId).approvals[0]!;
+    expect(approval.preview).toMatchObject({ kind: 'write', path: 'greeting.txt' });
+    writeFileSync(file, 'hello world, and more\n');
+    approve(approval);
+    await harness.runtime.whenIdle();
+    const call = harness.runtime.getRun(runId).toolCalls[0]!;
+    expect(call).toMatchObject({ state: 'failed', result: { error: { code: 'conflict' } } });
+    expect(readFileSync(file, 'utf8')).toBe('hello world, and more\n');
   });
 });
