@@ -42,7 +42,19 @@ export class ChannelServer {
       const sessionId = this.sessionOf(runId);
       for (const connection of this.connections) connection.sendLive(message, runId, sessionId);
     });
-    this.stopLive = options.runtime.onLive((message, runId) => this.fanout.push(message, runId));
+    const stopPreviews = options.runtime.onLive((message, runId) =>
+      this.fanout.push(message, runId),
+    );
+    const stopCommits = options.runtime.store.subscribe((events) => {
+      for (const event of events) {
+        if (event.type === 'message.completed' && event.runId !== null)
+          this.fanout.discardPreview(event.runId);
+      }
+    });
+    this.stopLive = () => {
+      stopPreviews();
+      stopCommits();
+    };
   }
 
   /** Handles an HTTP upgrade; anything but `/v1/ws` is refused. */

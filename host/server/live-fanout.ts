@@ -58,6 +58,15 @@ export class LiveFanout {
     this.timer ??= setTimeout(() => this.flush(), LIVE_INTERVAL_MS);
   }
 
+  /**
+   * Forgets a run's pending preview once its message is durable: a preview sent after
+   * `message.completed` would show, as live, text that is already history.
+   */
+  discardPreview(runId: string): void {
+    const pending = this.pending.get(runId);
+    if (pending !== undefined) pending.preview = null;
+  }
+
   flush(): void {
     if (this.timer !== null) clearTimeout(this.timer);
     this.timer = null;
