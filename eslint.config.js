@@ -63,7 +63,14 @@ export default tseslint.config(
   },
   {
     files: ['remote/**'],
-    ignores: ['remote/client/node/**', 'remote/cli/**'],
+    ignores: ['remote/client/node/**', 'remote/cli/**', 'remote/app/**'],
+    rules: layerRule(forbid(['host'], 'remote/ never imports host/.'), nodeBuiltins),
+  },
+  {
+    // The PWA: browser only (no Node built-ins, never host/); its build config and icon
+    // script run in Node.
+    files: ['remote/app/**'],
+    ignores: ['remote/app/vite.config.ts', 'remote/app/scripts/**'],
     rules: layerRule(forbid(['host'], 'remote/ never imports host/.'), nodeBuiltins),
   },
   {

@@ -37,6 +37,8 @@ export type ConnectionEvent =
   | { type: 'hostRestarted'; hostId: string; previousInstance: string; instance: string }
   /** A command left the outbox, answered for good (also those an earlier client sent). */
   | { type: 'commandSettled'; hostId: string; command: PendingCommand; outcome: CommandOutcome }
+  /** The outbox was loaded from storage, or a command was stored in it or left it. */
+  | { type: 'outboxChanged'; hostId: string; pending: readonly PendingCommand[] }
   | { type: 'subscriptionFailed'; hostId: string; scope: SubscribeScope; error: TetherError }
   /** Something was dropped (an invalid message, a failed storage write); nothing stopped. */
   | { type: 'warning'; hostId: string; error: TetherError };

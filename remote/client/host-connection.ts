@@ -74,6 +74,7 @@ export class HostConnection {
     const { hostId, timers } = this;
     this.outbox = new Outbox(options.storage, outboxKey(hostId), {
       now: () => timers.now(),
+      changed: (pending) => this.events.emit({ type: 'outboxChanged', hostId, pending }),
       ...(options.randomBytes === undefined ? {} : { randomBytes: options.randomBytes }),
     });
     const channel = () => this.channel;

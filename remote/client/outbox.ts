@@ -39,10 +39,12 @@ export function newCommandId(randomBytes: RandomBytes = secureRandomBytes): stri
   return b64u(randomBytes(18));
 }
 
-/** Injectable randomness (commandIds) and clock (createdAt). */
+/** Injectable randomness (commandIds) and clock (createdAt); who to tell of changes. */
 export interface OutboxOptions {
   randomBytes?: RandomBytes;
   now?: () => number;
+  /** Called with the pending commands after they were loaded and after each stored change. */
+  changed?: (pending: readonly PendingCommand[]) => void;
 }
 
 /** One host's pending commands, in the order they were made, mirrored in storage. */
@@ -52,6 +54,7 @@ export class Outbox {
   private writing: Promise<void> = Promise.resolve();
   private readonly randomBytes: RandomBytes;
   private readonly now: () => number;
+  private readonly changed: (pending: readonly PendingCommand[]) => void;
 
   constructor(
     private readonly storage: ClientStorage,
@@ -60,6 +63,7 @@ export class Outbox {
   ) {
     this.randomBytes = options.randomBytes ?? secureRandomBytes;
     this.now = options.now ?? Date.now;
+    this.changed = options.changed ?? (() => undefined);
   }
 
   /** Commands still waiting, oldest first. */
@@ -76,6 +80,7 @@ export class Outbox {
         return parsed.success ? [parsed.data] : [];
       });
       this.entries = [...valid, ...this.entries];
+      this.changed(this.entries);
     });
     return this.loading;
   }
@@ -109,6 +114,7 @@ export class Outbox {
       const next = transform(this.entries);
       await this.storage.set(this.key, next);
       this.entries = next;
+      this.changed(next);
     });
     this.writing = write.catch(() => undefined);
     return write;

@@ -142,4 +142,14 @@ describe('the durable outbox', () => {
     connection.retryNow();
     expect((await settled).outcome).toMatchObject({ ok: true });
   });
+  it('reports the pending commands when a command is stored and when it leaves', async () => {
+    const host = new FakeHost();
+    const { connection } = await pairedClient(host);
+    const seen: string[][] = [];
+    connection.on((event) => {
+      if (event.type === 'outboxChanged') seen.push(event.pending.map((command) => command.op));
+    });
+    await connection.submit('run.submit', submitArgs);
+    expect(seen).toEqual([['run.submit'], []]);
+  });
 });

@@ -1,0 +1,107 @@
+/**
+ * The app's frame: the connection banner, the screen the hash names, the tab bar. The
+ * pair screen takes over when no host is paired, when this device was revoked, or while
+ * a pairing is in progress.
+ */
+import { useEffect, useState } from 'preact/hooks';
+import { ConnectionBanner } from './components/connection-banner.js';
+import { NavBar } from './components/nav-bar.js';
+import { ApprovalsScreen } from './screens/approvals-screen.js';
+import { DevicesScreen } from './screens/devices-screen.js';
+import { PairScreen } from './screens/pair-screen.js';
+import { RunScreen } from './screens/run-screen.js';
+import { RunsScreen } from './screens/runs-screen.js';
+import { SubmitScreen } from './screens/submit-screen.js';
+import type { AppModel } from './state/app-model.js';
+import { ModelContext, useAppView, useModel } from './state/app-context.js';
+import { navigate, useRoute } from './state/route-hook.js';
+
+export interface AppProps {
+  model: AppModel;
+  /** The pairing link the app was opened with. */
+  initialLink: string | undefined;
+  /** Takes a pairing link from the location (after a `hashchange`), if there is one. */
+  takePairLink: () => string | undefined;
+}
+
+export function App({ model, initialLink, takePairLink }: AppProps) {
+  return (
+    <ModelContext.Provider value={model}>
+      <Shell initialLink={initialLink} takePairLink={takePairLink} />
+    </ModelContext.Provider>
+  );
+}
+
+function Shell({ initialLink, takePairLink }: Omit<AppProps, 'model'>) {
+  const model = useModel();
+  const view = useAppView();
+  const route = useRoute();
+  const [link, setLink] = useState(initialLink);
+  const [pairing, setPairing] = useState(initialLink !== undefined);
+
+  useEffect(() => {
+    const opened = () => {
+      const taken = takePairLink();
+      if (taken === undefined) return;
+      setPairing(true);
+      setLink(taken);
+    };
+    window.addEventListener('hashchange', opened);
+    return () => window.removeEventListener('hashchange', opened);
+  }, [takePairLink]);
+
+  if (!view.loaded && !pairing) {
+    return (
+      <div class="app">
+        <main class="screen loading" aria-busy="true" />
+      </div>
+    );
+  }
+
+  const paired = view.hosts.length > 0;
+  const showPair = pairing || !paired || route.screen === 'pair' || view.revokedFrom !== undefined;
+  const done = () => {
+    model.dismissRevoked();
+    setPairing(false);
+    setLink(undefined);
+    navigate({ screen: 'runs' });
+  };
+  return (
+    <div class="app">
+      {paired && <ConnectionBanner />}
+      {showPair ? (
+        <PairScreen
+          link={link}
+          onBusy={() => setPairing(true)}
+          onDone={done}
+          onCancel={paired && !pairing ? done : undefined}
+        />
+      ) : (
+        <Screen route={route} />
+      )}
+      {paired && <NavBar route={route} />}
+    </div>
+  );
+}
+
+function Screen({ route }: { route: ReturnType<typeof useRoute> }) {
+  switch (route.screen) {
+    case 'runs':
+    case 'pair':
+      return <RunsScreen />;
+    case 'run':
+      return (
+        <RunScreen
+          key={`${route.hostId}/${route.runId}`}
+          hostId={route.hostId}
+          runId={route.runId}
+        />
+      );
+    case 'submit':
+      return <SubmitScreen />;
+    case 'approvals':
+      return <ApprovalsScreen />;
+    case 'devices':
+      return <DevicesScreen />;
+  }
+}

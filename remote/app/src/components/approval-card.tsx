@@ -1,0 +1,155 @@
+/**
+ * One approval: what the tool would do, the policy's reason, the digest check, and
+ * Approve / Deny. Approve is enabled only while the approval is pending and the digest
+ * recomputed here from exactly what the card shows equals the host's. Standalone (plain
+ * props), so a test page can render it with a crafted approval.
+ */
+import { useMemo } from 'preact/hooks';
+import type { Approval, ToolCall } from '../../../../protocol/index.js';
+import { approvalMatches, inputText } from '../logic/approval-check.js';
+import { DiffView } from './diff-view.js';
+
+export interface ApprovalCardProps {
+  approval: Approval;
+  /** The tool call the approval is for, when known. */
+  toolCall?: ToolCall | undefined;
+  /** The workspace's real path the digest covers (normally `approval.workspace`). */
+  workspace: string;
+  /** The name of the device that answered, when a device did. */
+  resolverName?: string | undefined;
+  /** Set while this device's answer is on its way (stored in the outbox). */
+  sending?: 'approve' | 'deny' | undefined;
+  /** An error from this device's answer, in words. */
+  error?: string | undefined;
+  onApprove: () => void;
+  onDeny: () => void;
+}
+
+export function ApprovalCard(props: ApprovalCardProps) {
+  const { approval, workspace, sending, error } = props;
+  const { preview, input } = approval;
+  const matches = useMemo(() => approvalMatches(approval, workspace), [approval, workspace]);
+  const pending = approval.state === 'pending';
+  return (
+    <section
+      class={`card approval-card approval-${approval.state}`}
+      data-testid="approval-card"
+      data-approval-id={approval.id}
+      data-state={approval.state}
+    >
+      <header class="card-head">
+        <span class="approval-title">Approve</span>
+        <code class="tool-name" data-testid="approval-tool">
+          {approval.name}
+        </code>
+      </header>
+      {preview.kind === 'command' && (
+        <dl class="approval-detail">
+          <dt>Command</dt>
+          <dd>
+            <pre class="command" data-testid="approval-command">
+              {inputText(input, 'command') ?? preview.command}
+            </pre>
+          </dd>
+          <dt>In folder</dt>
+          <dd>
+            <code data-testid="approval-cwd">{inputText(input, 'cwd') ?? preview.cwd}</code>
+          </dd>
+        </dl>
+      )}
+      {preview.kind === 'write' && (
+        <dl class="approval-detail">
+          <dt>File</dt>
+          <dd>
+            <code data-testid="approval-path">{inputText(input, 'path') ?? preview.path}</code>
+          </dd>
+          <dt>Change</dt>
+          <dd>
+            <DiffView diff={preview.diff} testId="approval-diff" />
+          </dd>
+        </dl>
+      )}
+      {preview.kind === 'path' && (
+        <dl class="approval-detail">
+          <dt>Path</dt>
+          <dd>
+            <code data-testid="approval-path">{inputText(input, 'path') ?? preview.path}</code>
+          </dd>
+          <dt>Access</dt>
+          <dd>{preview.access}</dd>
+        </dl>
+      )}
+      <p class="approval-reason" data-testid="approval-reason">
+        {approval.reason}
+      </p>
+      <details class="approval-input">
+        <summary>Exact input</summary>
+        <pre>{JSON.stringify(input, null, 2)}</pre>
+        <p class="muted">Workspace: {workspace}</p>
+      </details>
+      <p
+        class={`approval-digest ${matches ? 'ok' : 'bad'}`}
+        data-testid="approval-digest"
+        data-match={String(matches)}
+      >
+        {matches
+          ? 'Checked: this is exactly what the host will run.'
+          : 'Does not match what the host asked about. Do not approve.'}
+      </p>
+      {pending ? (
+        <div class="actions">
+          <button
+            type="button"
+            class="button danger-outline"
+            data-testid="approval-deny"
+            disabled={sending !== undefined}
+            onClick={props.onDeny}
+          >
+            {sending === 'deny' ? 'Denying…' : 'Deny'}
+          </button>
+          <button
+            type="button"
+            class="button primary"
+            data-testid="approval-approve"
+            disabled={!matches || sending !== undefined}
+            onClick={props.onApprove}
+          >
+            {sending === 'approve' ? 'Approving…' : 'Approve'}
+          </button>
+        </div>
+      ) : (
+        <p class="approval-resolved" data-testid="approval-resolved-by">
+          {resolvedText(approval, props.resolverName)}
+        </p>
+      )}
+      {error !== undefined && (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      )}
+      <p class="muted small">
+        Approved commands run with your user’s rights on the host; policy is not a sandbox.
+      </p>
+    </section>
+  );
+}
+
+/** "approved on iPhone", "denied by policy", "expired unanswered", ... */
+function resolvedText(approval: Approval, resolverName: string | undefined): string {
+  const by = approval.decidedBy;
+  switch (approval.state) {
+    case 'pending':
+      return '';
+    case 'expired':
+      return 'expired unanswered (counted as denied)';
+    case 'cancelled':
+      return 'cancelled with its run';
+    case 'approved':
+    case 'denied': {
+      if (by === 'policy') return `${approval.state} by policy`;
+      if (by === 'expiry') return `${approval.state}: expired unanswered`;
+      if (by === 'cancel') return `${approval.state}: the run was cancelled`;
+      return `${approval.state} on ${resolverName ?? 'another device'}`;
+    }
+  }
+}

@@ -1,0 +1,18 @@
+/**
+ * A unified diff with added lines green and removed lines red.
+ */
+import { useMemo } from 'preact/hooks';
+import { diffLines } from '../logic/diff-lines.js';
+
+export function DiffView({ diff, testId }: { diff: string; testId?: string }) {
+  const lines = useMemo(() => diffLines(diff), [diff]);
+  return (
+    <pre class="diff" data-testid={testId}>
+      {lines.map((line, i) => (
+        <span key={i} class={`diff-line diff-${line.kind}`}>
+          {line.text + '\n'}
+        </span>
+      ))}
+    </pre>
+  );
+}

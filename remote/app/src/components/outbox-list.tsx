@@ -1,0 +1,49 @@
+/**
+ * Commands stored on this device and not answered yet: "waiting to send" until the host
+ * has them (they survive reloads; the client core sends each once when connected).
+ */
+import type { PendingCommand } from '../../../../remote/client/index.js';
+import type { HostView } from '../state/app-model.js';
+
+export function OutboxList({ host }: { host: HostView }) {
+  if (host.pending.length === 0) return null;
+  const connected = host.status.state === 'open';
+  return (
+    <ul class="list outbox">
+      {host.pending.map((command) => (
+        <li
+          key={command.commandId}
+          class="row outbox-item"
+          data-testid="outbox-item"
+          data-state={connected ? 'sending' : 'waiting'}
+          data-command-id={command.commandId}
+        >
+          <span class="badge badge-waiting">{connected ? 'sending' : 'waiting to send'}</span>
+          <span class="row-title">{describe(command)}</span>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+function describe(command: PendingCommand): string {
+  const args = command.args;
+  switch (command.op) {
+    case 'run.submit': {
+      const input = args['input'];
+      const text =
+        typeof input === 'object' && input !== null && 'text' in input ? String(input.text) : '';
+      return `New task: ${text}`;
+    }
+    case 'run.cancel':
+      return 'Cancel a run';
+    case 'run.continue':
+      return 'Continue a run';
+    case 'approval.respond':
+      return args['decision'] === 'approve' ? 'Approve a tool call' : 'Deny a tool call';
+    case 'toolcall.reconcile':
+      return 'Reconcile a tool call';
+    case 'device.revoke':
+      return 'Revoke a device';
+  }
+}

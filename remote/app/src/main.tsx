@@ -1,0 +1,44 @@
+/**
+ * The app's entry: registers the service worker, opens IndexedDB, starts the model and
+ * renders the app. A `#pair=` link is taken before anything reads the hash as a route.
+ */
+import { render } from 'preact';
+import { registerSW } from 'virtual:pwa-register';
+import { browserWebSocketFactory, IndexedDbStorage } from '../../../remote/client/browser/index.js';
+import { App } from './app.js';
+import { pairLinkAt } from './logic/route.js';
+import { AppModel } from './state/app-model.js';
+import './styles.css';
+
+registerSW({ immediate: true });
+
+/** A pairing link the app was opened with; removed from the address bar at once. */
+function takePairLink(): string | undefined {
+  const link = pairLinkAt(location);
+  if (link !== undefined) history.replaceState(null, '', `${location.pathname}#/pair`);
+  return link;
+}
+
+async function boot(root: HTMLElement): Promise<void> {
+  const initialLink = takePairLink();
+  try {
+    const storage = await IndexedDbStorage.open();
+    const model = new AppModel(storage, browserWebSocketFactory, () => navigator.onLine);
+    window.addEventListener('online', () => model.networkChanged());
+    window.addEventListener('offline', () => model.networkChanged());
+    render(<App model={model} initialLink={initialLink} takePairLink={takePairLink} />, root);
+    await model.start();
+  } catch (error) {
+    render(
+      <main class="screen">
+        <h1>Tether cannot start</h1>
+        <p class="error">{error instanceof Error ? error.message : String(error)}</p>
+        <p>This browser may block storage (private mode). Tether keeps its keys in IndexedDB.</p>
+      </main>,
+      root,
+    );
+  }
+}
+
+const root = document.getElementById('app');
+if (root !== null) void boot(root);

@@ -1,0 +1,113 @@
+/**
+ * The devices paired with each host, with when each was last seen; revoke any of them.
+ * Revoking this device makes the app forget that host.
+ */
+import { useEffect, useState } from 'preact/hooks';
+import { type Device, TetherError } from '../../../../protocol/index.js';
+import { ago } from '../logic/run-view.js';
+import { useAppView, useModel, useNow } from '../state/app-context.js';
+import type { HostView } from '../state/app-model.js';
+import { useAction } from '../state/use-action.js';
+
+export function DevicesScreen() {
+  const view = useAppView();
+  return (
+    <main class="screen" data-testid="devices-screen">
+      <h1 class="screen-title">Devices</h1>
+      {view.hosts.map((host) => (
+        <HostDevices key={host.hostId} host={host} />
+      ))}
+      <p class="muted small">
+        <a href="#/pair">Pair with another host</a>
+      </p>
+    </main>
+  );
+}
+
+function HostDevices({ host }: { host: HostView }) {
+  const model = useModel();
+  const now = useNow();
+  const action = useAction();
+  const [listed, setListed] = useState<readonly Device[] | undefined>(undefined);
+  const connected = host.status.state === 'open';
+  useEffect(() => {
+    if (!connected) return;
+    host.connection.request('devices.list', {}).then(
+      (result) => setListed(result.devices),
+      () => undefined,
+    );
+  }, [host.connection, connected]);
+
+  // The list answered here has fresh last-seen times; events keep the state's list current.
+  const fromState = Object.values(host.state.devices);
+  const devices = (listed ?? fromState)
+    .map((device) => ({
+      ...device,
+      ...(host.state.devices[device.deviceId] ?? {}),
+      lastSeenAt: device.lastSeenAt,
+    }))
+    .filter((device) => !device.revoked);
+  const revoke = (device: Device) => {
+    const self = device.deviceId === host.deviceId;
+    action.run(device.deviceId, async () => {
+      if (!self) {
+        await host.connection.submit('device.revoke', { deviceId: device.deviceId });
+        setListed((current) => current?.filter((d) => d.deviceId !== device.deviceId));
+        return;
+      }
+      // The host closes this device's socket (4403) at once, maybe before it answers.
+      const revoked = await host.connection
+        .submit('device.revoke', { deviceId: device.deviceId })
+        .then(
+          () => true,
+          (error: unknown) => error instanceof TetherError && error.code === 'device_revoked',
+        );
+      if (!revoked) throw new Error('The host did not revoke this device. Try again.');
+      await model.forgetRevoked(host.hostId);
+    });
+  };
+
+  return (
+    <section class="host-section">
+      <h2 class="host-name">{host.hostName}</h2>
+      <ul class="list">
+        {devices.map((device) => {
+          const self = device.deviceId === host.deviceId;
+          return (
+            <li
+              key={device.deviceId}
+              class="row device-row"
+              data-testid="device-row"
+              data-device-id={device.deviceId}
+              data-current={String(self)}
+            >
+              <span class="row-main">
+                <span class="row-title">
+                  {device.name} {self && <span class="badge">this device</span>}
+                </span>
+                <span class="row-meta" data-testid="device-last-seen">
+                  {device.platform} · last seen{' '}
+                  {self
+                    ? 'now'
+                    : device.lastSeenAt === null
+                      ? 'never'
+                      : ago(device.lastSeenAt, now)}
+                </span>
+              </span>
+              <button
+                type="button"
+                class="button danger-outline small"
+                data-testid="device-revoke"
+                disabled={action.busy !== undefined}
+                onClick={() => revoke(device)}
+              >
+                Revoke
+              </button>
+            </li>
+          );
+        })}
+      </ul>
+      {action.error !== undefined && <p class="error">{action.error}</p>}
+    </section>
+  );
+}

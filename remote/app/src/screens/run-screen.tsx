@@ -1,0 +1,343 @@
+/**
+ * One run: its task, the conversation as it streams, tool cards with their approvals,
+ * artifacts, and the actions its state allows (cancel, continue, follow-up).
+ */
+import { useEffect, useState } from 'preact/hooks';
+import {
+  type Artifact,
+  type Event,
+  isTerminalRunState,
+  type Message,
+  type Run,
+  type ToolCall,
+} from '../../../../protocol/index.js';
+import { type HostState, toolCallsOf } from '../../../../remote/client/index.js';
+import { DiffView } from '../components/diff-view.js';
+import { HostApproval } from '../components/host-approval.js';
+import { MarkdownView } from '../components/markdown-view.js';
+import { ReadPager } from '../components/read-pager.js';
+import { RunStateBadge } from '../components/run-state-badge.js';
+import { ToolCard } from '../components/tool-card.js';
+import { looksLikeDiff } from '../logic/diff-lines.js';
+import { currentRetry, formatBytes, isSessionIdle } from '../logic/run-view.js';
+import { hostOf, useAppView } from '../state/app-context.js';
+import type { HostView } from '../state/app-model.js';
+import { navigate } from '../state/route-hook.js';
+import { useAction } from '../state/use-action.js';
+
+export function RunScreen({ hostId, runId }: { hostId: string; runId: string }) {
+  const view = useAppView();
+  const host = hostOf(view, hostId);
+  const connection = host?.connection;
+  useEffect(() => {
+    if (connection === undefined) return;
+    // The run's own snapshot brings its messages, tool calls and live text.
+    const subscription = connection.subscribeEvents({ runId });
+    return () => subscription.close();
+  }, [connection, runId]);
+
+  const run = host?.state.runs[runId];
+  if (host === undefined || run === undefined) {
+    return (
+      <main
+        class="screen"
+        data-testid="run-screen"
+        data-run-id={runId}
+        data-state=""
+        data-session-idle="false"
+      >
+        <p class="empty">{host === undefined ? 'This host is not paired.' : 'Loading the run…'}</p>
+      </main>
+    );
+  }
+  return <RunView host={host} run={run} />;
+}
+
+function RunView({ host, run }: { host: HostView; run: Run }) {
+  const { state } = host;
+  const idle = isSessionIdle(state, run.id);
+  const timeline = state.timelines[run.id] ?? [];
+  const retry = currentRetry(timeline);
+  const preview = state.previews[run.id];
+  const terminal = isTerminalRunState(run.state);
+  const action = useAction();
+  const items = timelineItems(state, run.id, timeline);
+  const approvals = Object.values(state.approvals).filter((approval) => approval.runId === run.id);
+  const shown = new Set<string>();
+
+  const cancel = () =>
+    action.run('cancel', () => host.connection.submit('run.cancel', { runId: run.id }));
+  const resume = () =>
+    action.run('continue', async () => {
+      const result = await host.connection.submit('run.continue', { runId: run.id });
+      navigate({ screen: 'run', hostId: host.hostId, runId: result.runId });
+    });
+
+  return (
+    <main
+      class="screen run"
+      data-testid="run-screen"
+      data-run-id={run.id}
+      data-state={run.state}
+      data-session-idle={String(idle)}
+    >
+      <header class="run-head">
+        <RunStateBadge state={run.state} />
+        <p class="run-task" data-testid="run-task">
+          {run.input.text}
+        </p>
+        {run.continuesRunId !== null && (
+          <a
+            class="muted small"
+            href={`#/run/${encodeURIComponent(host.hostId)}/${encodeURIComponent(run.continuesRunId)}`}
+          >
+            continues an earlier run
+          </a>
+        )}
+      </header>
+
+      {items.map((item) => {
+        if (item.kind === 'message')
+          return <AssistantMessage key={item.message.id} message={item.message} />;
+        const own = approvals.filter((approval) => approval.toolCallId === item.call.id);
+        for (const approval of own) shown.add(approval.id);
+        return [
+          <ToolCard key={item.call.id} host={host} call={item.call} />,
+          ...own.map((approval) => (
+            <HostApproval key={approval.id} host={host} approval={approval} />
+          )),
+        ];
+      })}
+      {approvals
+        .filter((approval) => !shown.has(approval.id))
+        .map((approval) => (
+          <HostApproval key={approval.id} host={host} approval={approval} />
+        ))}
+      {preview !== undefined && !terminal && (
+        <AssistantMessage
+          key={preview.messageId}
+          streaming
+          message={{
+            id: preview.messageId,
+            text: preview.text,
+            reasoning: preview.reasoning || null,
+          }}
+        />
+      )}
+      {retry !== undefined && (
+        <p class="notice retry" data-testid="retry-notice">
+          The model did not answer: retrying ({retry.attempt} of {retry.maxAttempts}).{' '}
+          {retry.reason}
+        </p>
+      )}
+      <RunOutcome run={run} />
+      <Artifacts host={host} artifacts={state.artifacts[run.id] ?? []} />
+
+      <div class="actions">
+        {!terminal && (
+          <button
+            type="button"
+            class="button danger-outline"
+            data-testid="run-cancel"
+            disabled={action.busy !== undefined || run.state === 'cancelling'}
+            onClick={cancel}
+          >
+            {run.state === 'cancelling' ? 'Cancelling…' : 'Cancel run'}
+          </button>
+        )}
+        {(run.state === 'interrupted' || run.state === 'failed' || run.state === 'cancelled') && (
+          <button
+            type="button"
+            class="button primary"
+            data-testid="run-continue"
+            disabled={action.busy !== undefined}
+            onClick={resume}
+          >
+            Continue
+          </button>
+        )}
+      </div>
+      {action.error !== undefined && <p class="error">{action.error}</p>}
+      <FollowUp host={host} run={run} idle={idle} />
+    </main>
+  );
+}
+
+type TimelineItem = { kind: 'message'; message: Message } | { kind: 'tool'; call: ToolCall };
+
+/**
+ * Messages and tool calls in the order they happened: by the time of their first event
+ * when the timeline has it, else by the records' own times.
+ */
+function timelineItems(
+  state: HostState,
+  runId: string,
+  timeline: readonly Event[],
+): TimelineItem[] {
+  const firstSeen = new Map<string, number>();
+  for (const event of timeline) {
+    const key =
+      event.type === 'message.completed'
+        ? event.payload.messageId
+        : event.type === 'tool.proposed'
+          ? event.toolCallId
+          : null;
+    if (key !== null && !firstSeen.has(key)) firstSeen.set(key, event.seq);
+  }
+  const keyed = [
+    ...(state.messages[runId] ?? []).map((message) => ({
+      item: { kind: 'message' as const, message },
+      seq: firstSeen.get(message.id),
+      at: message.createdAt,
+      rank: 0,
+    })),
+    ...toolCallsOf(state, runId).map((call) => ({
+      item: { kind: 'tool' as const, call },
+      seq: firstSeen.get(call.id),
+      at: call.startedAt ?? call.finishedAt ?? Number.MAX_SAFE_INTEGER,
+      rank: 1,
+    })),
+  ];
+  return keyed
+    .sort((a, b) =>
+      a.seq !== undefined && b.seq !== undefined ? a.seq - b.seq : a.at - b.at || a.rank - b.rank,
+    )
+    .map((entry) => entry.item);
+}
+
+function AssistantMessage({
+  message,
+  streaming = false,
+}: {
+  message: Pick<Message, 'id' | 'text' | 'reasoning'>;
+  streaming?: boolean;
+}) {
+  return (
+    <article class="message" data-testid="assistant-message" data-streaming={String(streaming)}>
+      {message.reasoning !== null && message.reasoning !== '' && (
+        <details class="reasoning" data-testid="reasoning">
+          <summary>Reasoning</summary>
+          <p class="reasoning-text">{message.reasoning}</p>
+        </details>
+      )}
+      <MarkdownView text={message.text} />
+      {streaming && <span class="cursor" aria-hidden="true" />}
+    </article>
+  );
+}
+
+function RunOutcome({ run }: { run: Run }) {
+  switch (run.state) {
+    case 'interrupted':
+      return (
+        <p class="notice explain" data-testid="run-explain">
+          The host stopped (it crashed or was shut down) while this run was working, so it did not
+          finish, and nothing more will happen on its own. Continue starts a new run in the same
+          conversation that picks up from here.
+        </p>
+      );
+    case 'failed':
+      return (
+        <p class="notice error" data-testid="run-explain">
+          The run failed{run.error === null ? '.' : `: ${run.error.message}`}
+        </p>
+      );
+    case 'cancelled':
+      return (
+        <p class="notice" data-testid="run-explain">
+          The run was cancelled.
+        </p>
+      );
+    case 'queued':
+      return <p class="notice muted">Waiting for its turn on the host.</p>;
+    case 'running':
+    case 'waiting_for_approval':
+    case 'cancelling':
+    case 'succeeded':
+      return null;
+  }
+}
+
+function Artifacts({ host, artifacts }: { host: HostView; artifacts: readonly Artifact[] }) {
+  if (artifacts.length === 0) return null;
+  return (
+    <section class="card artifacts">
+      <h2 class="card-title">Files</h2>
+      {artifacts.map((artifact) => (
+        <div
+          class="artifact"
+          key={artifact.id}
+          data-testid="artifact"
+          data-artifact-id={artifact.id}
+        >
+          <p>
+            <code>{artifact.name}</code>{' '}
+            <span class="muted small">{formatBytes(artifact.bytes)}</span>
+          </p>
+          <ReadPager
+            host={host}
+            target={{ artifactId: artifact.id }}
+            loadLabel="Open"
+            ids={{
+              load: 'artifact-load',
+              full: 'artifact-full',
+              download: 'artifact-download',
+              more: 'artifact-more',
+            }}
+            render={(text) =>
+              looksLikeDiff(artifact.name, artifact.kind) ? (
+                <DiffView diff={text} />
+              ) : (
+                <pre class="output-full">{text}</pre>
+              )
+            }
+          />
+        </div>
+      ))}
+    </section>
+  );
+}
+
+function FollowUp({ host, run, idle }: { host: HostView; run: Run; idle: boolean }) {
+  const [text, setText] = useState('');
+  const action = useAction();
+  const send = () => {
+    const task = text.trim();
+    if (task === '') return;
+    action.run('followup', async () => {
+      const result = await host.connection.submit('run.submit', {
+        sessionId: run.sessionId,
+        input: { text: task },
+      });
+      setText('');
+      navigate({ screen: 'run', hostId: host.hostId, runId: result.runId });
+    });
+  };
+  return (
+    <form
+      class="stack followup"
+      onSubmit={(event) => {
+        event.preventDefault();
+        send();
+      }}
+    >
+      <label for="followup-text">Follow-up in this conversation</label>
+      <textarea
+        id="followup-text"
+        data-testid="followup-text"
+        rows={2}
+        value={text}
+        onInput={(event) => setText(event.currentTarget.value)}
+      />
+      <button
+        type="submit"
+        class="button primary"
+        data-testid="followup-submit"
+        disabled={!idle || action.busy !== undefined}
+      >
+        {idle ? 'Send' : 'Busy until the run is done'}
+      </button>
+      {action.error !== undefined && <p class="error">{action.error}</p>}
+    </form>
+  );
+}

@@ -1,0 +1,135 @@
+/**
+ * A new task: its text, the workspace (from `host.info`), the model when the host offers
+ * several. Stored in the outbox first, so it works offline: it waits to send and goes
+ * out once when the host is back.
+ */
+import { useState } from 'preact/hooks';
+import { useAppView } from '../state/app-context.js';
+import type { HostView } from '../state/app-model.js';
+import { navigate } from '../state/route-hook.js';
+import { useAction } from '../state/use-action.js';
+
+export function SubmitScreen() {
+  const view = useAppView();
+  const [hostId, setHostId] = useState<string | undefined>(undefined);
+  const host = view.hosts.find((h) => h.hostId === hostId) ?? view.hosts[0];
+  return (
+    <main class="screen" data-testid="submit-screen">
+      <h1 class="screen-title">New task</h1>
+      {view.hosts.length > 1 && (
+        <label class="field">
+          Host
+          <select
+            data-testid="submit-host"
+            value={host?.hostId}
+            onChange={(event) => setHostId(event.currentTarget.value)}
+          >
+            {view.hosts.map((h) => (
+              <option key={h.hostId} value={h.hostId}>
+                {h.hostName}
+              </option>
+            ))}
+          </select>
+        </label>
+      )}
+      {host !== undefined && <SubmitForm key={host.hostId} host={host} />}
+    </main>
+  );
+}
+
+function SubmitForm({ host }: { host: HostView }) {
+  const [text, setText] = useState('');
+  const [workspace, setWorkspace] = useState<string | undefined>(undefined);
+  const [model, setModel] = useState<string | undefined>(undefined);
+  const action = useAction();
+  const workspaces = host.info?.workspaces ?? [];
+  const models = host.info?.models ?? [];
+  const chosenWorkspace = workspace ?? workspaces[0]?.path;
+  const chosenModel = model ?? models[0];
+
+  const submit = () => {
+    const task = text.trim();
+    if (task === '') return;
+    const answered = host.connection.submit('run.submit', {
+      input: { text: task },
+      ...(chosenWorkspace === undefined ? {} : { workspace: chosenWorkspace }),
+      ...(models.length > 1 && chosenModel !== undefined ? { model: chosenModel } : {}),
+    });
+    if (host.status.state !== 'open') {
+      // Offline: it is stored and shows as waiting on the runs screen until it is sent.
+      answered.catch(() => undefined);
+      setText('');
+      navigate({ screen: 'runs' });
+      return;
+    }
+    action.run('submit', async () => {
+      const result = await answered;
+      navigate({ screen: 'run', hostId: host.hostId, runId: result.runId });
+    });
+  };
+
+  return (
+    <form
+      class="stack"
+      onSubmit={(event) => {
+        event.preventDefault();
+        submit();
+      }}
+    >
+      <label for="submit-text">Task</label>
+      <textarea
+        id="submit-text"
+        data-testid="submit-text"
+        rows={5}
+        placeholder="What should the agent do?"
+        value={text}
+        onInput={(event) => setText(event.currentTarget.value)}
+      />
+      <label class="field">
+        Workspace
+        <select
+          data-testid="submit-workspace"
+          value={chosenWorkspace}
+          onChange={(event) => setWorkspace(event.currentTarget.value)}
+        >
+          {workspaces.length === 0 && <option value="">The host’s default workspace</option>}
+          {workspaces.map((w) => (
+            <option key={w.path} value={w.path}>
+              {w.name} ({w.path})
+            </option>
+          ))}
+        </select>
+      </label>
+      {models.length > 1 && (
+        <label class="field">
+          Model
+          <select
+            data-testid="submit-model"
+            value={chosenModel}
+            onChange={(event) => setModel(event.currentTarget.value)}
+          >
+            {models.map((m) => (
+              <option key={m} value={m}>
+                {m}
+              </option>
+            ))}
+          </select>
+        </label>
+      )}
+      <button
+        type="submit"
+        class="button primary wide"
+        data-testid="submit-button"
+        disabled={action.busy !== undefined || text.trim() === ''}
+      >
+        {action.busy !== undefined ? 'Sending…' : 'Start'}
+      </button>
+      {host.status.state !== 'open' && (
+        <p class="muted small">
+          Not connected: the task will wait on this device and send itself once.
+        </p>
+      )}
+      {action.error !== undefined && <p class="error">{action.error}</p>}
+    </form>
+  );
+}

@@ -1,0 +1,273 @@
+/**
+ * The app's model: the client core's hosts, connections and states, plus what the UI
+ * adds (the cached last state per host, `host.info`, the outbox, the revoked notice).
+ * Views read one immutable {@link AppView}; changes reach them at most once an animation
+ * frame, so streaming text re-renders in step with the screen, not with the network.
+ */
+import {
+  type ConnectionEvent,
+  type ConnectionStatus,
+  type HostConnection,
+  type HostState,
+  type PairedHostSummary,
+  type PairResult,
+  type PendingCommand,
+  TetherClient,
+  type ClientStorage,
+  type WebSocketFactory,
+} from '../../../../remote/client/index.js';
+import { RESTART_NOTICE_MS } from '../logic/connection-view.js';
+import { HostCache, type HostInfo } from './host-cache.js';
+
+/** One paired host as the views see it. */
+export interface HostView {
+  hostId: string;
+  hostName: string;
+  origin: string;
+  /** This device's id on that host. */
+  deviceId: string;
+  connection: HostConnection;
+  /** The host's state: live once subscribed, else the cached last known state. */
+  state: HostState;
+  /** True while connected and caught up; false means the data shown may be stale. */
+  live: boolean;
+  status: ConnectionStatus;
+  restartedAt: number | undefined;
+  /** Commands stored and not answered yet, oldest first. */
+  pending: readonly PendingCommand[];
+  info: HostInfo | undefined;
+}
+
+/** Everything the views show. */
+export interface AppView {
+  /** False until the stored hosts were read. */
+  loaded: boolean;
+  hosts: readonly HostView[];
+  online: boolean;
+  /** The host that revoked this device, until the user pairs again. */
+  revokedFrom: string | undefined;
+}
+
+interface HostEntry {
+  summary: PairedHostSummary;
+  connection: HostConnection;
+  cached: HostState | undefined;
+  /** The live state replaced the cached one (first subscribe answered). */
+  caughtUp: boolean;
+  status: ConnectionStatus;
+  restartedAt: number | undefined;
+  pending: readonly PendingCommand[];
+  info: HostInfo | undefined;
+  saveTimer: ReturnType<typeof setTimeout> | undefined;
+  stop: () => void;
+}
+
+const SAVE_DELAY_MS = 1_000;
+
+/** The app's hosts and what the UI knows of them. */
+export class AppModel {
+  private readonly client: TetherClient;
+  private readonly cache: HostCache;
+  private readonly hosts = new Map<string, HostEntry>();
+  private readonly listeners = new Set<(view: AppView) => void>();
+  private current: AppView = { loaded: false, hosts: [], online: true, revokedFrom: undefined };
+  private scheduled = false;
+
+  constructor(
+    storage: ClientStorage,
+    socketFactory: WebSocketFactory,
+    private readonly online: () => boolean,
+  ) {
+    this.client = new TetherClient({ storage, socketFactory });
+    this.cache = new HostCache(storage);
+    this.client.on((event) => this.connectionEvent(event));
+  }
+
+  get view(): AppView {
+    return this.current;
+  }
+
+  /** Calls `listener` after changes (at most once a frame); returns the unsubscribe function. */
+  subscribe(listener: (view: AppView) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Reads the paired hosts and connects to each. */
+  async start(): Promise<void> {
+    const hosts = await this.client.pairedHosts();
+    await Promise.all(hosts.map((host) => this.addHost(host)));
+    this.current = { ...this.current, loaded: true };
+    this.changed();
+  }
+
+  /** The network came back or went away (`online`/`offline` events). */
+  networkChanged(): void {
+    if (this.online()) for (const entry of this.hosts.values()) entry.connection.retryNow();
+    this.changed();
+  }
+
+  /** Pairs with the host of `link`, then connects to it. */
+  async pair(link: string, device: { name: string; platform: string }): Promise<PairResult> {
+    const result = await this.client.pair(link, device);
+    const summary = (await this.client.pairedHosts()).find((h) => h.hostId === result.hostId);
+    if (summary !== undefined && !this.hosts.has(summary.hostId)) await this.addHost(summary);
+    this.current = { ...this.current, revokedFrom: undefined };
+    this.changed();
+    return result;
+  }
+
+  /** Forgets a host: its record, outbox, cached state and connection. */
+  async forget(hostId: string): Promise<void> {
+    const entry = this.hosts.get(hostId);
+    if (entry === undefined) return;
+    this.hosts.delete(hostId);
+    entry.stop();
+    if (entry.saveTimer !== undefined) clearTimeout(entry.saveTimer);
+    await this.client.forget(hostId);
+    await this.cache.forget(hostId);
+    this.changed();
+  }
+
+  /** This device was revoked by `hostId`: forget the host and say so on the pair screen. */
+  async forgetRevoked(hostId: string): Promise<void> {
+    const entry = this.hosts.get(hostId);
+    if (entry === undefined) return;
+    this.current = { ...this.current, revokedFrom: entry.summary.hostName };
+    await this.forget(hostId);
+  }
+
+  /** The user read the revoked notice. */
+  dismissRevoked(): void {
+    this.current = { ...this.current, revokedFrom: undefined };
+    this.changed();
+  }
+
+  private async addHost(summary: PairedHostSummary): Promise<void> {
+    const { hostId } = summary;
+    const [connection, cached, info] = await Promise.all([
+      this.client.connect(hostId),
+      this.cache.state(hostId),
+      this.cache.info(hostId),
+    ]);
+    const subscription = connection.subscribeEvents({});
+    const entry: HostEntry = {
+      summary,
+      connection,
+      cached,
+      caughtUp: false,
+      status: connection.status,
+      restartedAt: undefined,
+      pending: connection.pendingCommands,
+      info,
+      saveTimer: undefined,
+      stop: () => {
+        subscription.close();
+        unsubscribe();
+      },
+    };
+    const unsubscribe = connection.state.subscribe(() => {
+      if (entry.caughtUp) this.scheduleSave(entry);
+      this.changed();
+    });
+    this.hosts.set(hostId, entry);
+    subscription.ready.then(
+      () => {
+        entry.caughtUp = true;
+        this.scheduleSave(entry);
+        this.changed();
+      },
+      () => undefined,
+    );
+    if (connection.status.state === 'open') this.loadInfo(entry);
+    // Refused before this entry existed: the status event went unheard.
+    if (connection.status.state === 'stopped')
+      this.connectionEvent({ type: 'status', hostId, status: connection.status });
+  }
+
+  private connectionEvent(event: ConnectionEvent): void {
+    const entry = this.hosts.get(event.hostId);
+    if (entry === undefined) return;
+    switch (event.type) {
+      case 'status':
+        entry.status = event.status;
+        if (event.status.state === 'open') this.loadInfo(entry);
+        if (event.status.state === 'stopped' && event.status.reason === 'revoked') {
+          void this.forgetRevoked(event.hostId);
+        }
+        break;
+      case 'hostRestarted':
+        entry.restartedAt = Date.now();
+        // The banner drops the notice by itself: render once more when it is due.
+        setTimeout(() => this.changed(), RESTART_NOTICE_MS + 50);
+        break;
+      case 'outboxChanged':
+        entry.pending = event.pending;
+        break;
+      case 'commandSettled':
+      case 'subscriptionFailed':
+      case 'warning':
+        break;
+    }
+    this.changed();
+  }
+
+  private loadInfo(entry: HostEntry): void {
+    const { hostId } = entry.summary;
+    entry.connection.request('host.info', {}).then(
+      (info) => {
+        entry.info = info;
+        this.changed();
+        return this.cache.saveInfo(hostId, info);
+      },
+      () => undefined,
+    );
+  }
+
+  private scheduleSave(entry: HostEntry): void {
+    if (entry.saveTimer !== undefined) return;
+    entry.saveTimer = setTimeout(() => {
+      entry.saveTimer = undefined;
+      if (this.hosts.get(entry.summary.hostId) !== entry) return;
+      void this.cache.saveState(entry.summary.hostId, entry.connection.state.state);
+    }, SAVE_DELAY_MS);
+  }
+
+  /** Rebuilds the view and tells the listeners, once per animation frame. */
+  private changed(): void {
+    if (this.scheduled) return;
+    this.scheduled = true;
+    const flush = () => {
+      if (!this.scheduled) return;
+      this.scheduled = false;
+      this.current = this.buildView();
+      for (const listener of this.listeners) listener(this.current);
+    };
+    requestAnimationFrame(flush);
+    // Hidden pages get no animation frames; changes still land.
+    setTimeout(flush, 250);
+  }
+
+  private buildView(): AppView {
+    const hosts = [...this.hosts.values()].map((entry): HostView => {
+      const { summary, connection } = entry;
+      const state = entry.caughtUp
+        ? connection.state.state
+        : (entry.cached ?? connection.state.state);
+      return {
+        hostId: summary.hostId,
+        hostName: summary.hostName,
+        origin: summary.origin,
+        deviceId: summary.deviceId,
+        connection,
+        state,
+        live: entry.caughtUp && entry.status.state === 'open',
+        status: entry.status,
+        restartedAt: entry.restartedAt,
+        pending: entry.pending,
+        info: entry.info,
+      };
+    });
+    return { ...this.current, hosts, online: this.online() };
+  }
+}

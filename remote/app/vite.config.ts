@@ -1,0 +1,60 @@
+/**
+ * Builds the PWA (remote/app) into dist/app, which the host serves: Preact, and a Workbox
+ * service worker that precaches the shell so the app opens offline.
+ */
+import { fileURLToPath } from 'node:url';
+import preact from '@preact/preset-vite';
+import { defineConfig } from 'vite';
+import { VitePWA } from 'vite-plugin-pwa';
+
+const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
+
+export default defineConfig({
+  root: here('.'),
+  base: '/',
+  logLevel: 'warn',
+  build: {
+    outDir: here('../../dist/app'),
+    emptyOutDir: true,
+    target: 'es2022',
+    // The icons are small files: as data: URLs they would only grow the bundle.
+    assetsInlineLimit: 0,
+  },
+  plugins: [
+    preact(),
+    VitePWA({
+      strategies: 'generateSW',
+      registerType: 'autoUpdate',
+      // Registered from src/main.tsx through the virtual module: no inline script (CSP).
+      injectRegister: false,
+      includeAssets: ['icons/apple-touch-icon-180.png', 'icons/favicon.svg'],
+      manifest: {
+        name: 'Tether',
+        short_name: 'Tether',
+        description: 'Watch, approve and submit the AI agent runs of your own Mac.',
+        start_url: '/#/runs',
+        scope: '/',
+        display: 'standalone',
+        background_color: '#0f1115',
+        theme_color: '#0f1115',
+        icons: [
+          { src: '/icons/icon-192.png', sizes: '192x192', type: 'image/png', purpose: 'any' },
+          { src: '/icons/icon-512.png', sizes: '512x512', type: 'image/png', purpose: 'any' },
+          {
+            src: '/icons/icon-maskable-512.png',
+            sizes: '512x512',
+            type: 'image/png',
+            purpose: 'maskable',
+          },
+        ],
+      },
+      workbox: {
+        globPatterns: ['**/*.{js,css,html,png,svg,webmanifest}'],
+        navigateFallback: '/index.html',
+        // The host's own endpoints are never the app shell.
+        navigateFallbackDenylist: [/^\/v1\//, /^\/admin/, /^\/ca\./],
+        cleanupOutdatedCaches: true,
+      },
+    }),
+  ],
+});

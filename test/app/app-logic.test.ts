@@ -1,0 +1,202 @@
+import { describe, expect, it } from 'vitest';
+import { type Approval, digest, type Event, type Run } from '../../protocol/index.js';
+import { EMPTY_HOST_STATE, type HostState } from '../../remote/client/index.js';
+import { approvalMatches } from '../../remote/app/src/logic/approval-check.js';
+import { appBanner } from '../../remote/app/src/logic/connection-view.js';
+import { pairingDevice } from '../../remote/app/src/logic/device-name.js';
+import { diffLines } from '../../remote/app/src/logic/diff-lines.js';
+import { pairLinkAt, parseRoute, routeHash } from '../../remote/app/src/logic/route.js';
+import { currentRetry, isSessionIdle, sortRuns } from '../../remote/app/src/logic/run-view.js';
+
+const workspace = '/Users/me/project';
+const input = { command: 'rm -rf build', cwd: '.' };
+
+function approval(overrides: Partial<Approval> = {}): Approval {
+  return {
+    id: 'apr_1',
+    toolCallId: 'tc_1',
+    runId: 'run_1',
+    state: 'pending',
+    name: 'run_command',
+    input,
+    workspace,
+    inputDigest: digest({ tool: 'run_command', input, workspace }),
+    preview: { kind: 'command', command: input.command, cwd: workspace },
+    reason: 'needs approval',
+    expiresAt: 0,
+    decidedBy: null,
+    ...overrides,
+  };
+}
+
+function run(
+  id: string,
+  state: Run['state'],
+  createdAt: number,
+  startedAt: number | null = 1,
+): Run {
+  return {
+    id,
+    sessionId: 'ses_1',
+    state,
+    input: { text: id },
+    model: null,
+    createdAt,
+    startedAt,
+    finishedAt: null,
+    continuesRunId: null,
+    error: null,
+  };
+}
+
+function event(seq: number, type: Event['type'], payload: Record<string, unknown> = {}): Event {
+  return {
+    v: 1,
+    seq,
+    id: `evt_${seq}`,
+    type,
+    at: seq,
+    sessionId: 'ses_1',
+    runId: 'run_1',
+    toolCallId: null,
+    payload,
+  } as Event;
+}
+
+describe('approval digest check', () => {
+  it('matches only when the shown input hashes to the event digest', () => {
+    expect(approvalMatches(approval(), workspace)).toBe(true);
+    expect(approvalMatches(approval({ input: { ...input, command: 'rm -rf /' } }), workspace)).toBe(
+      false,
+    );
+    expect(approvalMatches(approval(), '/elsewhere')).toBe(false);
+    expect(approvalMatches(approval({ inputDigest: `sha256:${'0'.repeat(64)}` }), workspace)).toBe(
+      false,
+    );
+  });
+
+  it('refuses a command preview that is not the input command', () => {
+    const shown = approval({ preview: { kind: 'command', command: 'ls', cwd: workspace } });
+    expect(approvalMatches(shown, workspace)).toBe(false);
+  });
+});
+
+describe('routes', () => {
+  it('round-trips screens through the hash', () => {
+    const route = { screen: 'run', hostId: 'h/1', runId: 'run_2' } as const;
+    expect(parseRoute(routeHash(route))).toEqual(route);
+    expect(parseRoute('#/approvals')).toEqual({ screen: 'approvals' });
+    expect(parseRoute('')).toEqual({ screen: 'runs' });
+    expect(parseRoute('#/run/only-host')).toEqual({ screen: 'runs' });
+  });
+
+  it('recognises a pairing link only in a #pair= fragment', () => {
+    expect(pairLinkAt({ origin: 'http://localhost:8787', hash: '#pair=abc' })).toBe(
+      'http://localhost:8787/#pair=abc',
+    );
+    expect(pairLinkAt({ origin: 'http://localhost:8787', hash: '#/pair' })).toBeUndefined();
+  });
+});
+
+describe('device name', () => {
+  it('uses the stored name, else the platform', () => {
+    const iphone = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15';
+    expect(pairingDevice(null, iphone)).toEqual({ name: 'iPhone', platform: 'iPhone' });
+    expect(
+      pairingDevice('  Kitchen iPad ', 'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7)', 5),
+    ).toEqual({ name: 'Kitchen iPad', platform: 'iPad' });
+    expect(pairingDevice('', 'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7)')).toEqual({
+      name: 'Mac',
+      platform: 'Mac',
+    });
+    expect(pairingDevice('x'.repeat(80), 'Linux').name).toHaveLength(64);
+  });
+});
+
+describe('run view', () => {
+  it('lists active runs first, newest first within each group', () => {
+    const runs = [
+      run('old-done', 'succeeded', 1),
+      run('queued', 'queued', 2),
+      run('running', 'running', 3),
+      run('new-done', 'failed', 4),
+    ];
+    expect(sortRuns(runs).map((r) => r.id)).toEqual(['running', 'queued', 'new-done', 'old-done']);
+  });
+
+  it('frees the session at session.idle, not at run.finished', () => {
+    const finished: HostState = {
+      ...EMPTY_HOST_STATE,
+      runs: { run_1: run('run_1', 'succeeded', 1) },
+      sessions: {
+        ses_1: { id: 'ses_1', title: '', workspace, createdAt: 1, activeRunId: 'run_1' },
+      },
+      timelines: {
+        run_1: [event(1, 'run.started'), event(2, 'run.finished', { state: 'succeeded' })],
+      },
+    };
+    expect(isSessionIdle(finished, 'run_1')).toBe(false);
+    const idle = {
+      ...finished,
+      timelines: { run_1: [...finished.timelines['run_1']!, event(3, 'session.idle')] },
+    };
+    expect(isSessionIdle(idle, 'run_1')).toBe(true);
+    const running = { ...finished, runs: { run_1: run('run_1', 'running', 1) } };
+    expect(isSessionIdle(running, 'run_1')).toBe(false);
+  });
+
+  it('shows the last model retry until a message completes', () => {
+    const retry = event(2, 'model.retry', {
+      attempt: 2,
+      maxAttempts: 5,
+      delayMs: 10,
+      reason: 'rate limited',
+    });
+    expect(currentRetry([event(1, 'run.started'), retry])).toEqual({
+      attempt: 2,
+      maxAttempts: 5,
+      reason: 'rate limited',
+    });
+    expect(
+      currentRetry([
+        retry,
+        event(3, 'message.completed', { messageId: 'm', text: '', finishReason: 'stop' }),
+      ]),
+    ).toBeUndefined();
+  });
+});
+
+describe('connection banner', () => {
+  const link = (
+    status: Parameters<typeof appBanner>[0][number]['status'],
+    restartedAt?: number,
+  ) => ({ hostName: 'Mac', status, restartedAt });
+
+  it('says reconnecting with the attempt, offline without network, the most troubled host winning', () => {
+    const open = link({ state: 'open', connectionId: 'c', instanceId: 'i' });
+    expect(appBanner([open], true, 0).status).toBe('live');
+    const waiting = link({ state: 'connecting', attempt: 3 });
+    expect(appBanner([open, waiting], true, 0)).toEqual({
+      status: 'reconnecting',
+      text: 'Mac: reconnecting (attempt 3)',
+    });
+    expect(appBanner([open, waiting], false, 0).status).toBe('offline');
+    expect(appBanner([link({ state: 'connecting', attempt: 0 })], true, 0).status).toBe(
+      'connecting',
+    );
+  });
+
+  it('says host restarted for a while after reconnecting to a new instance', () => {
+    const restarted = link({ state: 'open', connectionId: 'c', instanceId: 'i2' }, 1_000);
+    expect(appBanner([restarted], true, 2_000).status).toBe('host-restarted');
+    expect(appBanner([restarted], true, 60_000).status).toBe('live');
+  });
+});
+
+describe('diff lines', () => {
+  it('classifies additions, removals, hunks and headers', () => {
+    expect(
+      diffLines('--- a/x\n+++ b/x\n@@ -1 +1 @@\n-old\n+new\n same\n').map((line) => line.kind),
+    ).toEqual(['header', 'header', 'hunk', 'remove', 'add', 'context']);
+  });
+});
