@@ -76,6 +76,18 @@ export const LaggedMessage = z.looseObject({
 });
 export const PongMessage = z.looseObject({ t: z.literal('pong') });
 
+/**
+ * An extension of PROTOCOL.md (docs/protocol.md): the host's condition, sent to every open
+ * connection when it changes and on opening while it is not ok. `persistence: "failed"`:
+ * the store cannot commit, every command is answered `persistence_failed`, reads work.
+ */
+export const StatusMessage = z.looseObject({
+  t: z.literal('status'),
+  persistence: z.enum(['ok', 'failed']),
+  message: z.string().optional(),
+});
+export type StatusMessage = z.infer<typeof StatusMessage>;
+
 /** Every message the host may send inside a frame. */
 export const HostMessage = z.union([
   ResponseMessage,
@@ -84,6 +96,7 @@ export const HostMessage = z.union([
   OutputMessage,
   LaggedMessage,
   PongMessage,
+  StatusMessage,
 ]);
 export type HostMessage = z.infer<typeof HostMessage>;
 

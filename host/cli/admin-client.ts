@@ -3,6 +3,8 @@
  * `tether devices`, `tether revoke`) use it: found through `<dataDir>/admin.json`, every
  * answer validated.
  */
+import { request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
 import { z } from 'zod';
 import { Device, isErrorCode, parseJson, parseWith, TetherError } from '../../protocol/index.js';
 import { type AdminFile, readAdminFile } from '../server/index.js';
@@ -56,6 +58,44 @@ function loopbackUrl(url: string): string {
   if (parsed.hostname === '0.0.0.0') parsed.hostname = '127.0.0.1';
   if (parsed.hostname === '[::]') parsed.hostname = '[::1]';
   return parsed.origin;
+}
+
+interface AdminRequest {
+  method: 'GET' | 'POST';
+  headers: Record<string, string>;
+  body?: string;
+  signal?: AbortSignal;
+  /** Over https: the only root trusted (the host's local CA). */
+  ca?: string;
+}
+
+/** One exchange with node:http(s), which, unlike fetch, takes a CA to trust. */
+function exchange(url: string, init: AdminRequest): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const send = url.startsWith('https:') ? httpsRequest : httpRequest;
+    const outgoing = send(
+      url,
+      {
+        method: init.method,
+        headers: init.headers,
+        ...(init.ca === undefined ? {} : { ca: init.ca }),
+        ...(init.signal === undefined ? {} : { signal: init.signal }),
+      },
+      (incoming) => {
+        const chunks: Buffer[] = [];
+        incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
+        incoming.on('error', reject);
+        incoming.on('end', () =>
+          resolve({
+            status: incoming.statusCode ?? 0,
+            text: Buffer.concat(chunks).toString('utf8'),
+          }),
+        );
+      },
+    );
+    outgoing.on('error', reject);
+    outgoing.end(init.body);
+  });
 }
 
 /** A client of one running host's admin API. */
@@ -117,9 +157,9 @@ export class AdminClient {
     body: unknown,
     signal: AbortSignal | undefined,
   ): Promise<unknown> {
-    let response: Response;
+    let response: { status: number; text: string };
     try {
-      response = await fetch(`${loopbackUrl(this.file.url)}/admin/api${path}`, {
+      response = await exchange(`${loopbackUrl(this.file.url)}/admin/api${path}`, {
         method,
         headers: {
           authorization: `Bearer ${this.file.token}`,
@@ -127,10 +167,11 @@ export class AdminClient {
         },
         ...(body === undefined ? {} : { body: JSON.stringify(body) }),
         ...(signal === undefined ? {} : { signal }),
+        ...(this.file.ca === undefined ? {} : { ca: this.file.ca }),
       });
     } catch (error) {
       signal?.throwIfAborted();
-      const code = ((error as Error).cause as NodeJS.ErrnoException | undefined)?.code;
+      const code = (error as NodeJS.ErrnoException).code;
       if (code === 'ECONNREFUSED') {
         throw hostNotRunning(this.dataDir, `nothing answers at ${this.file.url}`);
       }
@@ -142,8 +183,8 @@ export class AdminClient {
         },
       );
     }
-    const value = parseJson(await response.text(), `answer of the host's admin API`);
-    if (response.ok) return value;
+    const value = parseJson(response.text, `answer of the host's admin API`);
+    if (response.status >= 200 && response.status < 300) return value;
     const failure = ErrorBody.safeParse(value);
     if (!failure.success) {
       throw new TetherError(

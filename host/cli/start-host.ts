@@ -4,15 +4,23 @@
  * (PROTOCOL.md section 9): harnesses wait for it.
  */
 import { randomBytes } from 'node:crypto';
-import { homedir, hostname } from 'node:os';
+import { homedir } from 'node:os';
 import type { IncomingMessage } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { serve, type ServerType } from '@hono/node-server';
 import { ensureDataDir, loadHostConfig, redactedConfig, type HostConfig } from '../config/index.js';
+import { armFaultPoints } from '../faults/index.js';
 import { loadOrCreateHostIdentity } from '../identity/index.js';
 import { createLogger, type Logger } from '../log/index.js';
-import { createModelAdapter, type ProviderKind } from '../model/index.js';
+import {
+  createDemoModel,
+  createModelAdapter,
+  DEMO_MODEL_LABEL,
+  DEMO_MODEL_NAME,
+  type ProviderKind,
+} from '../model/index.js';
 import { decidePolicy } from '../policy/index.js';
 import { Runtime, type RuntimeModel } from '../runtime/index.js';
 import {
@@ -25,8 +33,17 @@ import {
 } from '../tools/index.js';
 import { b64u } from '../../protocol/index.js';
 import type { Identity } from '../../pairing/index.js';
-import { ChannelServer, createHttpApp, removeAdminFile, writeAdminFile } from '../server/index.js';
+import {
+  ChannelServer,
+  createHttpApp,
+  defaultAppDir,
+  DownloadLinks,
+  removeAdminFile,
+  writeAdminFile,
+} from '../server/index.js';
 import { Store } from '../store/index.js';
+import { loadOrCreateLocalTls, localHostName, serverNames, type LocalTls } from '../tls/index.js';
+import { ensureDemoWorkspace } from './demo-workspace.js';
 import { VERSION } from '../version.js';
 
 export interface RunningHost {
@@ -39,7 +56,16 @@ export interface RunningHost {
 
 const PROVIDERS = new Set<string>(['deepseek', 'openai', 'ollama', 'generic']);
 
+/** What a caller embedding the host may set besides the command line (tests). */
+export interface StartHostOptions {
+  /** The built PWA's folder (default: dist/app beside the compiled host). */
+  appDir?: string;
+}
+
 function runtimeModel(config: HostConfig): RuntimeModel | null {
+  if (config.demo) {
+    return { adapter: createDemoModel(), name: DEMO_MODEL_NAME, available: [DEMO_MODEL_NAME] };
+  }
   const settings = config.model;
   if (settings === null) return null;
   const provider = settings.provider;
@@ -56,10 +82,10 @@ function runtimeModel(config: HostConfig): RuntimeModel | null {
 }
 
 /** The origin a pairing link names when the admin request gives none. */
-function defaultOrigin(bind: string, port: number): string {
-  if (bind === '0.0.0.0' || bind === '::')
-    return `http://${hostname().replace(/\.local$/, '')}.local:${port}`;
-  return `http://${bind.includes(':') ? `[${bind}]` : bind}:${port}`;
+function defaultOrigin(bind: string, port: number, https: boolean): string {
+  const scheme = https ? 'https' : 'http';
+  if (bind === '0.0.0.0' || bind === '::') return `${scheme}://${localHostName()}.local:${port}`;
+  return `${scheme}://${bind.includes(':') ? `[${bind}]` : bind}:${port}`;
 }
 
 function listen(server: ServerType): Promise<AddressInfo> {
@@ -75,7 +101,9 @@ function listen(server: ServerType): Promise<AddressInfo> {
 export async function startHost(
   argv: readonly string[],
   print: (line: string) => void,
+  options: StartHostOptions = {},
 ): Promise<RunningHost> {
+  const faults = armFaultPoints(process.env);
   const config = loadHostConfig({
     argv,
     env: process.env,
@@ -84,6 +112,10 @@ export async function startHost(
     homedir: homedir(),
   });
   ensureDataDir(config.dataDir);
+  const workspaces =
+    config.demo && config.workspaces.length === 0
+      ? [ensureDemoWorkspace(config.dataDir)]
+      : config.workspaces;
   const log: Logger = createLogger({ level: config.logLevel, dataDir: config.dataDir });
   if (config.model?.apiKey !== undefined) log.registerSecret(config.model.apiKey);
   const identity = await loadOrCreateHostIdentity({
@@ -93,21 +125,24 @@ export async function startHost(
   });
   log.registerSecret(identity.hostSk.subarray(0, 32));
   for (const warning of config.warnings) log.warn(warning);
+  if (faults !== null) log.warn('fault point armed: the host kills itself there', { ...faults });
   log.info('starting', {
     version: VERSION,
     hostId: identity.hostId,
     config: redactedConfig(config),
   });
 
+  const pageLimitFile = process.env['TETHER_FAULT_DB_MAX_PAGES'];
   const store = await Store.open({
     dataDir: config.dataDir,
     reportError: (error) => log.error('a commit listener failed', { error: String(error) }),
+    ...(process.env['TETHER_FAULTS'] === '1' && pageLimitFile ? { pageLimitFile } : {}),
   });
   const runtime = new Runtime(
     store,
     {
       model: runtimeModel(config),
-      workspaces: config.workspaces,
+      workspaces,
       limits: config.limits,
       tools: [
         ...readOnlyTools,
@@ -124,23 +159,37 @@ export async function startHost(
         error: error instanceof Error ? error.stack : String(error),
       }),
   );
-  const report = runtime.start();
-  if (report.interruptedRuns.length > 0) {
-    log.warn('runs interrupted by the previous stop', { ...report });
-  }
-
   const hostIdentity: Identity = {
     id: identity.hostId,
     publicKey: identity.hostPk,
     secretKey: identity.hostSk,
   };
+  const downloads = new DownloadLinks({
+    store,
+    identity: hostIdentity,
+    instance: runtime.instance,
+  });
   const channel = new ChannelServer({
     runtime,
     identity: hostIdentity,
     hostName: config.hostName,
     version: VERSION,
     log: log.child({ component: 'channel' }),
+    downloads,
   });
+  let tls: LocalTls | null = null;
+  if (config.https) {
+    tls = loadOrCreateLocalTls({
+      dataDir: config.dataDir,
+      names: serverNames(),
+      hostName: config.hostName,
+    });
+    log.info('local CA ready', {
+      names: tls.names,
+      caCreated: tls.caCreated,
+      serverIssued: tls.serverIssued,
+    });
+  }
   const adminToken = b64u(randomBytes(32));
   log.registerSecret(adminToken);
   let port = config.port;
@@ -152,11 +201,21 @@ export async function startHost(
       identity: hostIdentity,
       token: adminToken,
       port: () => port,
-      defaultOrigin: () => defaultOrigin(config.bind, port),
+      defaultOrigin: () => defaultOrigin(config.bind, port, tls !== null),
       closeDeviceSockets: (deviceId) => channel.closeDevice(deviceId),
     },
+    appDir: options.appDir ?? defaultAppDir(),
+    downloads,
+    ...(tls === null ? {} : { localCa: { pem: tls.caPem, mobileconfig: tls.mobileconfig } }),
   });
-  const server = serve({ fetch: app.fetch, port: config.port, hostname: config.bind });
+  const server = serve({
+    fetch: app.fetch,
+    port: config.port,
+    hostname: config.bind,
+    ...(tls === null
+      ? {}
+      : { createServer: createHttpsServer, serverOptions: { key: tls.key, cert: tls.cert } }),
+  });
   server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) =>
     channel.handleUpgrade(request, socket, head),
   );
@@ -175,28 +234,61 @@ export async function startHost(
     }
     throw error;
   }
+  // Recovery writes; only a host that got its port may change the data directory.
+  let report: ReturnType<Runtime['start']>;
+  try {
+    report = runtime.start();
+  } catch (error) {
+    channel.close();
+    server.close();
+    store.close();
+    throw error;
+  }
+  if (report.interruptedRuns.length > 0) {
+    log.warn('runs interrupted by the previous stop', { ...report });
+  }
+  // One line per transition, not one per refused commit.
+  runtime.onPersistence((state) => {
+    if (state.ok) log.info('commits work again: runs resume');
+    else log.error('the store cannot commit: commands are refused until it can', { ...state });
+  });
   port = address.port;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-  const url = `http://${host}:${address.port}`;
+  const scheme = tls === null ? 'http' : 'https';
+  const url = `${scheme}://${host}:${address.port}`;
   // Local commands reach the admin API on loopback, whatever address the host binds.
   const wildcard = config.bind === '0.0.0.0' || config.bind === '::';
-  const adminUrl = wildcard ? `http://127.0.0.1:${address.port}` : url;
+  const adminUrl = wildcard ? `${scheme}://127.0.0.1:${address.port}` : url;
   writeAdminFile(config.dataDir, {
     url: adminUrl,
     token: adminToken,
     pid: process.pid,
     instance: runtime.instance,
+    ...(tls === null ? {} : { ca: tls.caPem }),
   });
 
   print(`Tether ${VERSION} · host ${config.hostName} (${identity.hostId})`);
   print(`data: ${config.dataDir}`);
-  print(`workspaces: ${config.workspaces.map((workspace) => workspace.path).join(', ')}`);
+  print(`workspaces: ${workspaces.map((workspace) => workspace.path).join(', ')}`);
   print(
-    runtime.model === null
-      ? 'model: none configured; runs will fail until you set TETHER_MODEL_BASE_URL, TETHER_MODEL and TETHER_MODEL_API_KEY (or DEEPSEEK_API_KEY / OPENAI_API_KEY with TETHER_MODEL)'
-      : `model: ${runtime.model.name} at ${config.model?.baseUrl ?? ''}`,
+    config.demo
+      ? `model: ${DEMO_MODEL_NAME} (${DEMO_MODEL_LABEL}; start without --demo and set TETHER_MODEL_BASE_URL, TETHER_MODEL and TETHER_MODEL_API_KEY for real work)`
+      : runtime.model === null
+        ? 'model: none configured; runs will fail until you set TETHER_MODEL_BASE_URL, TETHER_MODEL and TETHER_MODEL_API_KEY (or DEEPSEEK_API_KEY / OPENAI_API_KEY with TETHER_MODEL)'
+        : `model: ${runtime.model.name} at ${config.model?.baseUrl ?? ''}`,
   );
-  print(`admin page: http://127.0.0.1:${port}/admin#token=${adminToken}`);
+  if (tls !== null) {
+    print(
+      `https: local CA in ${config.dataDir}/tls for ${[...tls.names.dns, ...tls.names.ips].join(', ')}`,
+    );
+    print(
+      `trust it on a phone: open ${defaultOrigin(config.bind, port, true)}/ca.mobileconfig (docs/https.md)`,
+    );
+  }
+  print(`admin page: ${scheme}://127.0.0.1:${port}/admin#token=${adminToken}`);
+  print(
+    `pair a device: open the admin page, or run \`npx tether pair --data '${config.dataDir}'\``,
+  );
   print(`listening on ${url}`);
   log.info('listening', { url });
 

@@ -6,7 +6,7 @@ import type { ConfigIssue } from './types.js';
 /** One flag of `tether start`. */
 export interface HostFlag {
   readonly flag: `--${string}`;
-  /** Placeholder for its value in usage text. */
+  /** Placeholder for its value in usage text; empty for a switch, which takes none. */
   readonly value: string;
   readonly repeatable: boolean;
   readonly description: string;
@@ -45,6 +45,20 @@ export const HOST_FLAGS = [
     value: 'FILE',
     repeatable: false,
     description: 'config file to read instead of <data>/config.json',
+  },
+  {
+    flag: '--https',
+    value: '',
+    repeatable: false,
+    description:
+      'serve HTTPS with a local CA kept in <data>/tls (devices trust it via /ca.mobileconfig; docs/https.md)',
+  },
+  {
+    flag: '--demo',
+    value: '',
+    repeatable: false,
+    description:
+      'use the built-in demo model (scripted, not an AI; no API key), with <data>/demo and a sample workspace unless --data and --workspace are given; model settings are ignored',
   },
 ] as const satisfies readonly HostFlag[];
 
@@ -109,6 +123,13 @@ export function parseFlags(
     if (spec === undefined) {
       const known = HOST_FLAGS.map((candidate) => candidate.flag).join(', ');
       issues.push({ source, field: name, message: `unknown option (known: ${known})` });
+      continue;
+    }
+    if (spec.value === '') {
+      if (eq !== -1) issues.push({ source, field: name, message: 'takes no value' });
+      else if (values[name] !== undefined)
+        issues.push({ source, field: name, message: 'given more than once' });
+      else values[name] = 'true';
       continue;
     }
     const value = eq === -1 ? argv[i + 1] : arg.slice(eq + 1);

@@ -25,7 +25,8 @@ import type { WorkspaceEntry } from './workspaces.js';
  * The data directory comes from `--data`, TETHER_DATA_DIR or the platform default (the
  * config file lives inside it, so it cannot name it). The config file is `--config FILE`
  * if given, else `<dataDir>/config.json` if present. Workspaces from the file and the
- * flags are all used; with none, the cwd is the one workspace. Creates nothing.
+ * flags are all used; with none, the cwd is the one workspace (with `--demo`, none: the
+ * host makes a sample one). `--demo` without `--data` uses `<dataDir>/demo`. Creates nothing.
  *
  * @throws ConfigError listing every problem found.
  */
@@ -41,7 +42,12 @@ export function loadHostConfig(options: LoadHostConfigOptions): HostConfig {
   );
   const env = parseSource(EnvSettings, setEnv, 'environment', issues) ?? {};
 
-  const dataDir = resolveDataDir(flags['--data'], options);
+  const demo = flags['--demo'] !== undefined;
+  // The demo never touches the real data: it keeps its own folder unless told otherwise.
+  const dataDir =
+    demo && flags['--data'] === undefined
+      ? join(resolveDataDir(undefined, options), 'demo')
+      : resolveDataDir(flags['--data'], options);
   const explicitFile = flags['--config'];
   const file = readConfigFile(
     explicitFile === undefined ? join(dataDir, 'config.json') : resolve(cwd, explicitFile),
@@ -62,7 +68,7 @@ export function loadHostConfig(options: LoadHostConfigOptions): HostConfig {
       field: '--workspace',
     })),
   ];
-  if (workspaceEntries.length === 0) {
+  if (workspaceEntries.length === 0 && !demo) {
     workspaceEntries.push({ path: cwd, source: 'defaults', field: 'workspace (the cwd)' });
   }
   const workspaces = resolveWorkspaces(workspaceEntries, issues);
@@ -78,6 +84,9 @@ export function loadHostConfig(options: LoadHostConfigOptions): HostConfig {
     warnings,
   });
 
+  if (demo && model !== null) {
+    warnings.push(`--demo: the configured model ${model.model} at ${model.baseUrl} is not used`);
+  }
   if (issues.length > 0) throw new ConfigError(issues);
   return {
     dataDir,
@@ -86,7 +95,9 @@ export function loadHostConfig(options: LoadHostConfigOptions): HostConfig {
     bind: flags['--bind'] ?? env.TETHER_BIND ?? fromFile.bind ?? DEFAULT_BIND,
     hostName: env.TETHER_HOST_NAME ?? fromFile.hostName ?? defaultHostName(),
     workspaces,
-    model,
+    model: demo ? null : model,
+    https: flags['--https'] !== undefined,
+    demo,
     limits: { ...DEFAULT_LIMITS, ...fromFile.limits },
     policy: fromFile.policy ?? PolicyConfig.parse({}),
     logLevel: env.TETHER_LOG_LEVEL ?? fromFile.logLevel ?? 'info',

@@ -118,6 +118,8 @@ export const FlagSettings = z.strictObject({
   '--bind': Bind.optional(),
   '--workspace': z.array(Path).optional(),
   '--config': Path.optional(),
+  '--https': z.literal('true').optional(),
+  '--demo': z.literal('true').optional(),
 });
 export type FlagSettings = z.output<typeof FlagSettings>;
 

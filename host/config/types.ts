@@ -56,10 +56,14 @@ export interface HostConfig {
   bind: string;
   /** Shown to remotes. */
   hostName: string;
-  /** At least one. */
+  /** At least one, except with `demo` and none given: the host then makes a sample one. */
   workspaces: Workspace[];
-  /** Null when no model is configured: the host still starts and pairs. */
+  /** Null when no model is configured (or with `demo`): the host still starts and pairs. */
   model: ModelSettings | null;
+  /** `--https`: serve HTTPS with the local CA kept in `<dataDir>/tls`. */
+  https: boolean;
+  /** `--demo`: the built-in scripted demo model, a data dir and workspace of its own. */
+  demo: boolean;
   limits: RunLimits;
   /** The config file's `policy` with its defaults applied (docs/policy.md). */
   policy: PolicyConfig;

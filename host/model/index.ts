@@ -17,3 +17,4 @@ export type {
   ProviderKind,
 } from './types.js';
 export { createModelAdapter } from './model-adapter.js';
+export { createDemoModel, DEMO_MODEL_LABEL, DEMO_MODEL_NAME } from './demo-model.js';

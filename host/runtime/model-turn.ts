@@ -3,6 +3,7 @@
  * previews as ephemeral messages, and returns the completed message or the failure.
  */
 import type { ModelCompletion, ModelFailure, ModelRequest, ModelAdapter } from '../model/index.js';
+import { faultPoint } from '../faults/index.js';
 import { newId, type Store, type StoredRun } from '../store/index.js';
 import type { LiveHub } from './live-hub.js';
 
@@ -37,6 +38,7 @@ export async function runModelTurn(
   live.beginMessage(run.id, messageId);
   try {
     for await (const event of ctx.adapter.stream(request, ctx.signal)) {
+      faultPoint('model-stream');
       switch (event.type) {
         case 'text':
           live.appendText(run.id, event.delta);

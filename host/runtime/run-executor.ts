@@ -5,6 +5,7 @@
  */
 import { digest, type RunError } from '../../protocol/index.js';
 import type { ModelCompletion, ModelToolSpec } from '../model/index.js';
+import { faultPoint } from '../faults/index.js';
 import type { Store, StoredRun } from '../store/index.js';
 import { parseToolInput, type ToolDefinition } from '../tools/index.js';
 import { ContextCache, buildContext } from './context-builder.js';
@@ -31,7 +32,8 @@ export interface ExecutorDeps {
 
 /** How the loop stopped; `waiting` parks the run until its approvals are answered. */
 type Outcome = { state: 'succeeded' } | { state: 'waiting' } | { state: 'failed'; error: RunError };
-type StopReason = 'cancel' | 'wall_time';
+/** `persistence`: commits fail; the run is left as last committed for recovery to settle. */
+type StopReason = 'cancel' | 'wall_time' | 'persistence';
 
 const UNSTARTED = new Set(['proposed', 'waiting_for_approval', 'ready']);
 
@@ -55,7 +57,8 @@ export class RunExecutor {
 
   /** Stops the run: aborts the model request and the running tool; no tool starts after. */
   stop(reason: StopReason): void {
-    this.stopReason ??= reason;
+    // Nothing can be recorded any more, not even a cancellation: persistence wins.
+    this.stopReason = reason === 'persistence' ? reason : (this.stopReason ?? reason);
     this.controller.abort();
   }
 
@@ -63,10 +66,12 @@ export class RunExecutor {
     const timer = setTimeout(() => this.stop('wall_time'), this.deps.limits.runWallTimeMs);
     try {
       const outcome = await this.loop();
+      if (this.stopReason === 'persistence') return;
       // Parked for approval: the run keeps its session; an answer resumes it.
       if (outcome.state === 'waiting' && this.stopReason === null) return;
       this.finish(outcome);
     } catch (error) {
+      if (this.stopReason === 'persistence') return;
       this.finish({
         state: 'failed',
         error: {
@@ -290,6 +295,7 @@ export class RunExecutor {
       if (error === null) throw new Error(`run ${this.runId} finished while parked`);
       finishRun(store, run, 'failed', tx, { reason: error.code, error });
     });
+    faultPoint('run-finished');
     store.write((tx) => markSessionIdle(store, this.run(), tx));
   }
 }

@@ -3,7 +3,7 @@
  * one active run per session, at most `maxActiveRuns` executing on the host. Runs parked
  * for approval hold their session but not a host slot; answered, they resume first.
  */
-import type { Store } from '../store/index.js';
+import { isPersistenceFailed, type Store } from '../store/index.js';
 import { RunExecutor, type ExecutorDeps } from './run-executor.js';
 import { moveRun } from './transitions.js';
 
@@ -11,6 +11,8 @@ export class RunScheduler {
   private readonly executing = new Map<string, RunExecutor>();
   private readonly finished = new Set<Promise<void>>();
   private accepting = true;
+  /** Commits fail: nothing starts until {@link resume}. */
+  private halted = false;
 
   constructor(
     private readonly deps: ExecutorDeps,
@@ -25,8 +27,15 @@ export class RunScheduler {
   /** Starts every queued run that may start now. Synchronous: claims commit before it returns. */
   kick(): void {
     const { store, limits } = this.deps;
-    while (this.accepting && this.executing.size < limits.maxActiveRuns) {
-      const next = this.claimNext(store);
+    while (this.accepting && !this.halted && this.executing.size < limits.maxActiveRuns) {
+      let next: string | undefined;
+      try {
+        next = this.claimNext(store);
+      } catch (error) {
+        // The store has closed its gate and the host halts; the caller's own commit stands.
+        if (isPersistenceFailed(error)) return;
+        throw error;
+      }
       if (next === undefined) return;
       const executor = new RunExecutor(this.deps, next);
       this.executing.set(next, executor);
@@ -52,6 +61,27 @@ export class RunScheduler {
     });
     await Promise.race([Promise.allSettled([...this.finished]), timeout]);
     clearTimeout(timer);
+  }
+
+  /**
+   * Commits fail: starts nothing more and stops every executing run where it stands, so
+   * nothing more happens and nothing more is recorded. Returns the runs it stopped.
+   */
+  halt(): string[] {
+    this.halted = true;
+    for (const executor of this.executing.values()) executor.stop('persistence');
+    return [...this.executing.keys()];
+  }
+
+  /** Runs still executing (a halted run until its model request and tool have stopped). */
+  get executingCount(): number {
+    return this.executing.size;
+  }
+
+  /** Commits work again (and the stopped runs are recovered): starts what may start. */
+  resume(): void {
+    this.halted = false;
+    this.kick();
   }
 
   /** Wait for every executing run to end (tests and shutdown). */

@@ -5,11 +5,19 @@
 import { uptime } from 'node:os';
 import type { OpArgs, OpResult, RunGetResult } from '../../protocol/index.js';
 import type { PairedDevice } from '../../pairing/index.js';
-import { newId, type Store } from '../store/index.js';
+import { faultPoint } from '../faults/index.js';
+import {
+  isPersistenceFailed,
+  newId,
+  type PersistenceListener,
+  type PersistenceState,
+  type Store,
+} from '../store/index.js';
 import { readOnlyTools, type ToolDefinition } from '../tools/index.js';
 import { expireApprovals, nextExpiry, respondToApproval } from './approval-commands.js';
 import { listDevices, recordPairedDevice, revokeDevice } from './device-commands.js';
 import { LiveHub } from './live-hub.js';
+import { PersistenceHealth } from './persistence-health.js';
 import { recover, type RecoveryReport } from './recovery.js';
 import {
   cancelRun,
@@ -61,6 +69,7 @@ export class Runtime {
   private started = false;
   private expiryTimer: NodeJS.Timeout | null = null;
   private readonly killProcessGroup: ((pgid: number) => Promise<unknown>) | undefined;
+  private readonly health: PersistenceHealth;
 
   constructor(
     readonly store: Store,
@@ -86,6 +95,13 @@ export class Runtime {
     );
     this.killProcessGroup = options.killProcessGroup;
     this.commands = { store, model: options.model, workspaces: options.workspaces };
+    this.health = new PersistenceHealth(store, this.scheduler, {
+      reopened: (report) => {
+        this.killOrphans(report.orphanGroups, Date.now());
+        this.expireDueApprovals();
+      },
+      reportError,
+    });
   }
 
   /** Recovers what a previous host left, records `host.started`, and starts queued runs. */
@@ -100,13 +116,8 @@ export class Runtime {
       this.store.offers.pruneExpired(now - OFFER_RETENTION_MS);
     });
     const report = recover(this.store, this.instance);
-    // A group that started before the machine last booted died with it; its number may
-    // now belong to someone else, so only groups from this boot are killed.
-    const bootedAt = now - uptime() * 1000;
-    for (const { pgid, startedAt } of report.orphanGroups) {
-      if (startedAt === null || startedAt < bootedAt) continue;
-      this.killProcessGroup?.(pgid).catch((error: unknown) => this.reportError(error));
-    }
+    this.killOrphans(report.orphanGroups, now);
+    this.health.start();
     this.expireDueApprovals();
     this.scheduler.kick();
     return report;
@@ -118,20 +129,44 @@ export class Runtime {
    * are left for recovery at the next start to mark `interrupted`.
    */
   async stop(timeoutMs = 10_000): Promise<void> {
+    this.health.close();
+    // While commits fail nothing can be recorded: runs stay as last committed, and
+    // recovery at the next start settles them.
+    const recorded = <T>(write: () => T): void => {
+      try {
+        write();
+      } catch (error) {
+        if (!isPersistenceFailed(error)) throw error;
+      }
+    };
     const active = this.store.runs.listRuns({ states: ['running'], limit: 1000 });
     for (const run of active) {
       if (this.scheduler.executor(run.id) === undefined) continue;
-      this.cancel({ commandId: `shutdown-${this.instance}-${run.id}`, runId: run.id }, 'host');
+      const commandId = `shutdown-${this.instance}-${run.id}`;
+      recorded(() => this.cancel({ commandId, runId: run.id }, 'host'));
     }
     if (this.expiryTimer !== null) clearTimeout(this.expiryTimer);
     await this.scheduler.drain(timeoutMs);
-    this.store.write((tx) =>
-      tx.append({ type: 'host.stopping', payload: { instance: this.instance } }),
+    recorded(() =>
+      this.store.write((tx) =>
+        tx.append({ type: 'host.stopping', payload: { instance: this.instance } }),
+      ),
     );
+  }
+
+  /** Whether the store can commit now (`host.info.persistence`). */
+  get persistence(): PersistenceState {
+    return this.store.persistence;
+  }
+
+  /** Hears each change of {@link persistence}: one call per transition. */
+  onPersistence(listener: PersistenceListener): () => void {
+    return this.store.onPersistence(listener);
   }
 
   submit(args: OpArgs<'run.submit'>, by: Actor): OpResult<'run.submit'> {
     const result = submitRun(this.commands, args, by);
+    faultPoint('command-committed');
     if (!result.deduplicated) this.scheduler.kick();
     return result;
   }
@@ -228,6 +263,19 @@ export class Runtime {
     this.scheduleExpiry();
   }
 
+  /**
+   * Kills process groups nobody owns any more. A group that started before the machine
+   * last booted died with it; its number may now belong to someone else, so only groups
+   * from this boot are killed.
+   */
+  private killOrphans(groups: RecoveryReport['orphanGroups'], now: number): void {
+    const bootedAt = now - uptime() * 1000;
+    for (const { pgid, startedAt } of groups) {
+      if (startedAt === null || startedAt < bootedAt) continue;
+      this.killProcessGroup?.(pgid).catch((error: unknown) => this.reportError(error));
+    }
+  }
+
   private scheduleExpiry(): void {
     if (this.expiryTimer !== null) clearTimeout(this.expiryTimer);
     this.expiryTimer = null;
@@ -235,7 +283,14 @@ export class Runtime {
     if (next === null) return;
     // At most a minute ahead, so a clock change or a long sleep cannot stretch the wait.
     const delay = Math.min(Math.max(next - Date.now(), 0) + 10, 60_000);
-    this.expiryTimer = setTimeout(() => this.expireDueApprovals(), delay);
+    this.expiryTimer = setTimeout(() => {
+      try {
+        this.expireDueApprovals();
+      } catch (error) {
+        // Commits fail: the store said so; expiry runs again once they work.
+        if (!isPersistenceFailed(error)) this.reportError(error);
+      }
+    }, delay);
     this.expiryTimer.unref();
   }
 

@@ -5,13 +5,8 @@
  */
 import { join } from 'node:path';
 import type { ApprovalPreview } from '../../protocol/index.js';
-import {
-  newId,
-  writeDurableFile,
-  type Store,
-  type StoredRun,
-  type StoredToolCall,
-} from '../store/index.js';
+import { faultPoint } from '../faults/index.js';
+import { newId, type Store, type StoredRun, type StoredToolCall } from '../store/index.js';
 import {
   parseToolInput,
   type ToolContext,
@@ -157,6 +152,7 @@ export async function settleProposedCall(
       },
     });
   });
+  faultPoint('approval-requested');
   return 'waiting';
 }
 
@@ -188,6 +184,7 @@ function approvedContext(store: Store, call: StoredToolCall): Partial<ToolContex
  */
 export async function runReadyCall(ctx: ToolStepContext, ready: StoredToolCall): Promise<void> {
   const { store } = ctx;
+  faultPoint('tool-ready');
   const { tool, input } = toolOf(ctx, ready);
   if (ctx.signal.aborted) {
     cancelUnstartedCall(store, ready, 'the run was stopped before this tool started');
@@ -205,6 +202,7 @@ export async function runReadyCall(ctx: ToolStepContext, ready: StoredToolCall):
     });
     return moved;
   });
+  faultPoint('tool-running');
 
   const outputPath = join(store.outputsDir, `${ready.id}.out`);
   const approved = approvedContext(store, ready);
@@ -219,8 +217,10 @@ export async function runReadyCall(ctx: ToolStepContext, ready: StoredToolCall):
         onChunk: (text, offset) => ctx.live.appendOutput(ready.runId, ready.id, offset, text),
       },
       ...approved,
-      onProcessGroup: (pgid) =>
-        store.write(() => store.tools.updateToolCall(ready.id, { processGroup: pgid })),
+      onProcessGroup: (pgid) => {
+        store.write(() => store.tools.updateToolCall(ready.id, { processGroup: pgid }));
+        faultPoint('tool-spawned');
+      },
     });
   } catch (error) {
     result = {
@@ -232,13 +232,14 @@ export async function runReadyCall(ctx: ToolStepContext, ready: StoredToolCall):
   } finally {
     ctx.live.endOutput(ready.runId, ready.id);
   }
+  faultPoint('tool-exited');
   const cancelled = result.status === 'failed' && result.error?.code === 'cancelled';
   const status: 'succeeded' | 'failed' | 'cancelled' = cancelled ? 'cancelled' : result.status;
   const content = result.status === 'succeeded' ? result.content : failedContent(result);
-  const output = result.outputFile ?? writeDurableFile(outputPath, content);
+  const output = result.outputFile ?? store.writeFile(outputPath, content);
   const artifacts = (result.artifacts ?? []).map((artifact) => {
     const id = newId('art');
-    const file = writeDurableFile(join(store.artifactsDir, `${id}`), artifact.content);
+    const file = store.writeFile(join(store.artifactsDir, `${id}`), artifact.content);
     return { id, kind: artifact.kind, name: artifact.name, file };
   });
   const modelContent = capForModel(content, ctx.limits.toolResultMaxChars, ready.id, output.bytes);

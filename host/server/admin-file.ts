@@ -19,6 +19,8 @@ export const AdminFile = z.strictObject({
   token: z.string().min(32),
   pid: z.number().int().positive(),
   instance: z.string(),
+  /** With `--https`: the local CA's certificate (PEM), which local commands trust for `url`. */
+  ca: z.string().optional(),
 });
 export type AdminFile = z.infer<typeof AdminFile>;
 

@@ -5,11 +5,19 @@
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
-import { CloseCode, MAX_FRAME_BYTES, TetherError } from '../../protocol/index.js';
+import {
+  CloseCode,
+  MAX_FRAME_BYTES,
+  TetherError,
+  type StatusMessage,
+} from '../../protocol/index.js';
 import { handshakeErrorFrame, type Identity } from '../../pairing/index.js';
 import type { Logger } from '../log/index.js';
 import type { Runtime } from '../runtime/index.js';
+import type { PersistenceState } from '../store/index.js';
 import { clientAddress } from './client-address.js';
+import type { DownloadLinks } from './download-links.js';
+import { requestOrigin } from './download-origin.js';
 import { Connection } from './connection.js';
 import { LiveFanout } from './live-fanout.js';
 
@@ -23,8 +31,16 @@ export interface ChannelServerOptions {
   hostName: string;
   version: string;
   log: Logger;
+  downloads: DownloadLinks;
   now?: () => number;
   handshakeTimeoutMs?: number;
+}
+
+/** The `status` frame (docs/protocol.md) for the store's condition. */
+function statusMessage(state: PersistenceState): StatusMessage {
+  return state.ok
+    ? { t: 'status', persistence: 'ok' }
+    : { t: 'status', persistence: 'failed', message: state.message };
 }
 
 export class ChannelServer {
@@ -51,9 +67,14 @@ export class ChannelServer {
           this.fanout.discardPreview(event.runId);
       }
     });
+    const stopStatus = options.runtime.onPersistence((state) => {
+      const status = statusMessage(state);
+      for (const connection of this.connections) connection.sendStatus(status);
+    });
     this.stopLive = () => {
       stopPreviews();
       stopCommits();
+      stopStatus();
     };
   }
 
@@ -85,7 +106,7 @@ export class ChannelServer {
         if (left <= 0) this.handshaking.delete(address);
         else this.handshaking.set(address, left);
       };
-      const { runtime, identity, hostName, version, log } = this.options;
+      const { runtime, identity, hostName, version, log, downloads } = this.options;
       const connection = new Connection(
         ws,
         {
@@ -95,12 +116,15 @@ export class ChannelServer {
           hostName,
           version,
           log,
+          downloads,
           now: this.options.now ?? Date.now,
           handshakeTimeoutMs: this.options.handshakeTimeoutMs ?? HANDSHAKE_TIMEOUT_MS,
           closeDeviceSockets: (deviceId, except) => this.closeDevice(deviceId, except),
           onOpen: (opened) => {
             release();
             log.info('channel open', { conn: opened.id, deviceId: opened.deviceId, address });
+            const { persistence } = this.options.runtime;
+            if (!persistence.ok) opened.sendStatus(statusMessage(persistence));
           },
           onClose: (closed) => {
             release();
@@ -108,6 +132,7 @@ export class ChannelServer {
           },
         },
         address,
+        requestOrigin(request),
       );
       this.connections.add(connection);
     });

@@ -13,6 +13,7 @@ import {
   type Event,
   type HostMessage,
   type RequestMessage,
+  type StatusMessage,
 } from '../../protocol/index.js';
 import {
   acceptHello,
@@ -24,7 +25,8 @@ import {
 } from '../../pairing/index.js';
 import type { Logger } from '../log/index.js';
 import type { LiveMessage, Subscription } from '../runtime/index.js';
-import { newId } from '../store/index.js';
+import { isPersistenceFailed, newId } from '../store/index.js';
+import type { RequestOrigin } from './download-origin.js';
 import { routeRequest, type RouterContext } from './request-router.js';
 
 /** Beyond this many bytes waiting in the socket, previews and output tails are dropped. */
@@ -85,6 +87,8 @@ export class Connection {
     private readonly socket: WebSocket,
     private readonly ctx: ConnectionContext,
     readonly address: string,
+    /** The origin the remote connected to (for download links). */
+    readonly origin: RequestOrigin,
   ) {
     this.handshakeTimer = setTimeout(
       () => this.fail(new TetherError('handshake_timeout', 'the handshake took too long')),
@@ -118,6 +122,11 @@ export class Connection {
         : scope.sessionId === undefined || scope.sessionId === sessionId,
     );
     if (watching) this.send(message, 'ephemeral');
+  }
+
+  /** The host's condition (docs/protocol.md, "status"); sent ahead of events and previews. */
+  sendStatus(message: StatusMessage): void {
+    this.send(message, 'control');
   }
 
   private receive(data: WebSocket.RawData, isBinary: boolean): void {
@@ -198,7 +207,12 @@ export class Connection {
     this.cipher = hello.cipher;
     this.deviceId = hello.deviceId;
     this.phase = 'open';
-    ctx.runtime.store.write((tx) => ctx.runtime.store.devices.touch(hello.deviceId, tx.at));
+    try {
+      ctx.runtime.store.write((tx) => ctx.runtime.store.devices.touch(hello.deviceId, tx.at));
+    } catch (error) {
+      // While commits fail, reads are still served: last seen waits for a later visit.
+      if (!isPersistenceFailed(error)) throw error;
+    }
     ctx.onOpen(this);
   }
 
@@ -261,7 +275,9 @@ export class Connection {
         this.subscriptions.delete(request.args.sub);
         result = {};
       } else {
-        result = routeRequest(this.ctx, request, this.deviceId!, this.id);
+        const routed = routeRequest(this.ctx, request, this.deviceId!, this.id, this.origin);
+        if (routed instanceof Promise) return this.answerLater(message, routed);
+        result = routed;
         if (request.op === 'device.revoke' && request.args.deviceId === this.deviceId) {
           afterAnswer = () => this.close(CloseCode.revoked, 'device_revoked');
         }
@@ -275,6 +291,20 @@ export class Connection {
       response = { t: 'res', id: message.id, ok: false, error: failure.toWire() };
     }
     if (this.sendAnswer(response)) afterAnswer?.();
+  }
+
+  /** Answers once an asynchronous result (a signed download link) is ready. */
+  private answerLater(message: RequestMessage, pending: Promise<Record<string, unknown>>): void {
+    pending.then(
+      (result) => this.sendAnswer({ t: 'res', id: message.id, ok: true, result }),
+      (error: unknown) => {
+        const failure = TetherError.from(error);
+        if (failure.code === 'internal') {
+          this.ctx.log.error('request failed', { op: message.op, error: String(failure.cause) });
+        }
+        this.sendAnswer({ t: 'res', id: message.id, ok: false, error: failure.toWire() });
+      },
+    );
   }
 
   /**

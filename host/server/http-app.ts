@@ -1,16 +1,34 @@
 /**
- * The host's HTTP app (PROTOCOL.md section 8): health and the loopback admin surface.
+ * The host's HTTP app (PROTOCOL.md section 8): health, download links, the local CA's
+ * certificate when serving HTTPS with it, the loopback admin surface, and the PWA.
  * The channel endpoint `/v1/ws` is served by the upgrade handler beside it.
  */
 import type { HttpBindings } from '@hono/node-server';
 import { Hono } from 'hono';
 import { PROTOCOL_VERSION } from '../../protocol/index.js';
 import { adminRoutes, type AdminOptions } from './admin-routes.js';
+import type { DownloadLinks } from './download-links.js';
+import { downloadRoutes } from './download-route.js';
+import { defaultAppDir, staticFiles } from './static-files.js';
+
+/** The local CA's certificate, offered for devices to trust (only when serving HTTPS with it). */
+export interface LocalCaDownloads {
+  /** PEM text of the CA certificate (`/ca.pem`). */
+  pem: string;
+  /** The iOS configuration profile holding it (`/ca.mobileconfig`). */
+  mobileconfig: string;
+}
 
 export interface HttpAppOptions {
   hostId: string;
   version: string;
   admin: AdminOptions;
+  /** The built PWA's folder (default: dist/app beside the compiled host). */
+  appDir?: string;
+  /** Serves `GET /v1/download/<jwt>` for the links it issues; without it, no downloads. */
+  downloads?: DownloadLinks;
+  /** Present only when the host serves HTTPS with its own local CA. */
+  localCa?: LocalCaDownloads;
 }
 
 export function createHttpApp(options: HttpAppOptions): Hono<{ Bindings: HttpBindings }> {
@@ -23,7 +41,22 @@ export function createHttpApp(options: HttpAppOptions): Hono<{ Bindings: HttpBin
       protocol: PROTOCOL_VERSION,
     }),
   );
+  if (options.downloads !== undefined) app.route('/', downloadRoutes(options.downloads));
+  const { localCa } = options;
+  if (localCa !== undefined) {
+    app.get('/ca.pem', (c) => {
+      c.header('Content-Type', 'application/x-pem-file');
+      c.header('Content-Disposition', 'attachment; filename="tether-local-ca.pem"');
+      return c.body(localCa.pem);
+    });
+    app.get('/ca.mobileconfig', (c) => {
+      c.header('Content-Type', 'application/x-apple-aspen-config');
+      c.header('Content-Disposition', 'attachment; filename="tether-local-ca.mobileconfig"');
+      return c.body(localCa.mobileconfig);
+    });
+  }
   app.route('/', adminRoutes(options.admin));
+  app.get('*', staticFiles(options.appDir ?? defaultAppDir()));
   app.notFound((c) =>
     c.json({ ok: false, error: { code: 'not_found', message: 'no such endpoint' } }, 404),
   );

@@ -6,11 +6,13 @@ import {
   PROTOCOL_VERSION,
   MAX_FRAME_BYTES,
   MAX_READ_BYTES,
-  TetherError,
   type OpResult,
   type ValidRequest,
 } from '../../protocol/index.js';
+import { DEMO_MODEL_LABEL, DEMO_MODEL_NAME } from '../model/index.js';
 import { REPLAY_WINDOW, type Runtime } from '../runtime/index.js';
+import type { DownloadLinks } from './download-links.js';
+import type { RequestOrigin } from './download-origin.js';
 
 /** What the router needs besides the request. */
 export interface RouterContext {
@@ -23,6 +25,8 @@ export interface RouterContext {
    * (`exceptConnection`) closes itself after its answer went out.
    */
   closeDeviceSockets(deviceId: string, exceptConnection?: string): void;
+  /** Signs `download.link`s for the origin a connection came over. */
+  downloads: DownloadLinks;
 }
 
 /** Ops answered by the router (subscribe and unsubscribe belong to the connection). */
@@ -36,8 +40,11 @@ function hostInfo(ctx: RouterContext): OpResult<'host.info'> {
     version: ctx.version,
     protocol: PROTOCOL_VERSION,
     instance: runtime.instance,
+    persistence: runtime.persistence,
     capabilities: ['runs', 'subscriptions', 'outputs', 'devices', 'approvals'],
     models: runtime.model === null ? [] : [...runtime.model.available],
+    // The scripted demo model says so wherever a remote shows the host.
+    ...(runtime.model?.name === DEMO_MODEL_NAME ? { modelNotice: DEMO_MODEL_LABEL } : {}),
     workspaces: runtime.workspaces.map((workspace) => ({ ...workspace })),
     limits: {
       maxFrameBytes: MAX_FRAME_BYTES,
@@ -50,13 +57,18 @@ function hostInfo(ctx: RouterContext): OpResult<'host.info'> {
   };
 }
 
-/** Answers one validated request for `deviceId`. Throws TetherError for a failed answer. */
+/**
+ * Answers one validated request for `deviceId` on a connection from `origin`. Throws
+ * TetherError for a failed answer; `download.link` answers with a promise (signing is
+ * asynchronous), which rejects with one.
+ */
 export function routeRequest(
   ctx: RouterContext,
   request: RoutedRequest,
   deviceId: string,
   connectionId: string,
-): Record<string, unknown> {
+  origin: RequestOrigin,
+): Record<string, unknown> | Promise<Record<string, unknown>> {
   const { runtime } = ctx;
   switch (request.op) {
     case 'host.info':
@@ -82,11 +94,7 @@ export function routeRequest(
     case 'artifact.read':
       return runtime.readArtifact(request.args);
     case 'download.link':
-      throw new TetherError(
-        'invalid_state',
-        'download links are not served by this host yet: page through output.read or artifact.read',
-        { details: { state: 'unsupported' } },
-      );
+      return ctx.downloads.issue(request.args, deviceId, origin);
     case 'devices.list':
       return runtime.listDevices(deviceId);
     case 'device.revoke': {

@@ -57,8 +57,13 @@ export async function openDatabase(path: string, now = Date.now()): Promise<Db> 
     db.pragma('busy_timeout = 5000');
     const integrity = db.pragma('quick_check', { simple: true });
     if (integrity !== 'ok') {
+      // quick_check lists one problem a line: the message stays one line.
+      const problems = String(integrity)
+        .split('\n')
+        .filter((line) => line.trim() !== '' && !line.startsWith('***'));
+      const more = problems.length > 1 ? ` and ${problems.length - 1} more problems` : '';
       throw new StoreOpenError(
-        `the database ${path} is damaged (${String(integrity)}); restore a copy from ${join(dirname(path), 'backups')} or move it away to start fresh`,
+        `the database ${path} is damaged (${problems[0] ?? 'quick_check failed'}${more}); restore a copy from ${join(dirname(path), 'backups')} or move it away to start fresh`,
       );
     }
     db.exec(

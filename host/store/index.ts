@@ -4,6 +4,8 @@
 export { Store, commandArgsDigest } from './store.js';
 export type { WriteContext, CommitListener, StoreOptions, CommandInput } from './store.js';
 export { StoreOpenError } from './database.js';
+export { isDiskFailure, isPersistenceFailed } from './persistence.js';
+export type { PersistenceState, PersistenceListener } from './persistence.js';
 export type { EventScope } from './event-log.js';
 export type { StoredRun, StoredMessage, PageCursor } from './sessions-and-runs.js';
 export type { StoredToolCall, StoredArtifact, OutputFile } from './tool-records.js';

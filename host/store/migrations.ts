@@ -157,6 +157,18 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 2,
+    name: 'commit probe',
+    // A scratch table for the probe that tells whether commits work again after a failed
+    // one (host/store/persistence.ts); its rows never outlive the probing transaction.
+    sql: `
+      CREATE TABLE commit_probe (
+        id INTEGER PRIMARY KEY,
+        pad BLOB NOT NULL
+      );
+    `,
+  },
 ];
 
 /** The schema version this code writes. A database newer than this is refused. */

@@ -9,9 +9,18 @@ import { CommandLog } from './command-log.js';
 import { openDatabase, type Db } from './database.js';
 import { Devices } from './devices.js';
 import { EventLog } from './event-log.js';
+import { writeDurableFile } from './output-files.js';
+import { PageLimitControl } from './page-limit.js';
 import { PairingOffers } from './pairing-offers.js';
+import {
+  describeDiskFailure,
+  isDiskFailure,
+  persistenceFailedError,
+  type PersistenceListener,
+  type PersistenceState,
+} from './persistence.js';
 import { SessionsAndRuns } from './sessions-and-runs.js';
-import { ToolRecords } from './tool-records.js';
+import { ToolRecords, type OutputFile } from './tool-records.js';
 
 /** What a write transaction may do besides the repositories: append events. */
 export interface WriteContext {
@@ -28,6 +37,11 @@ export interface StoreOptions {
   now?: () => number;
   /** Where a throwing commit listener is reported (it never fails the writer). */
   reportError?: (error: unknown) => void;
+  /**
+   * Fault tests only (`TETHER_FAULTS=1`): a file whose content sets `PRAGMA
+   * max_page_count` before each commit (see page-limit.ts).
+   */
+  pageLimitFile?: string;
 }
 
 /** A command as recorded for deduplication. */
@@ -38,7 +52,8 @@ export interface CommandInput {
   deviceId: string;
 }
 
-const PERSISTENCE_CODES = /^SQLITE_(FULL|IOERR|READONLY|CANTOPEN|CORRUPT|NOTADB|NOMEM|PROTOCOL)/;
+/** Bytes the commit probe writes (and removes in the same transaction): a few pages. */
+const PROBE_BYTES = 64 * 1024;
 
 /** `digest({op, args without commandId})`, the identity of a command's meaning. */
 export function commandArgsDigest(op: string, args: Record<string, unknown>): string {
@@ -59,6 +74,11 @@ export class Store {
   private pending: Event[] | null = null;
   private readonly now: () => number;
   private readonly reportError: (error: unknown) => void;
+  private state: PersistenceState = { ok: true };
+  private readonly persistenceListeners = new Set<PersistenceListener>();
+  /** Set while the probe or the recovery after it commits past the closed gate. */
+  private reopening = false;
+  private readonly pageLimit: PageLimitControl | null;
 
   private constructor(
     readonly db: Db,
@@ -66,6 +86,8 @@ export class Store {
   ) {
     this.now = options.now ?? Date.now;
     this.reportError = options.reportError ?? ((error) => console.error(error));
+    this.pageLimit =
+      options.pageLimitFile === undefined ? null : new PageLimitControl(options.pageLimitFile);
     this.runs = new SessionsAndRuns(db);
     this.tools = new ToolRecords(db);
     this.events = new EventLog(db);
@@ -87,17 +109,22 @@ export class Store {
   /**
    * Runs `fn` in one IMMEDIATE transaction. Events appended inside are published to
    * subscribers after the commit, in seq order; on rollback nobody hears of them. A write
-   * inside a write joins the outer transaction. A failing disk is `persistence_failed`.
+   * inside a write joins the outer transaction. A failing disk is `persistence_failed`, and
+   * from then on every write is refused with it, untried, until {@link reopen} succeeds.
    */
   write<T>(fn: (tx: WriteContext) => T): T {
     if (this.pending !== null) return fn(this.context(this.pending));
+    if (!this.state.ok && !this.reopening) throw persistenceFailedError(this.state);
     const events: Event[] = [];
     this.pending = events;
     let result: T;
     try {
+      this.pageLimit?.apply(this.db);
       result = this.db.transaction(() => fn(this.context(events))).immediate();
     } catch (error) {
-      throw asPersistenceError(error);
+      // Out of the transaction before anyone hears of the failure.
+      this.pending = null;
+      throw this.diskFailed(error);
     } finally {
       this.pending = null;
     }
@@ -145,6 +172,66 @@ export class Store {
     });
   }
 
+  /**
+   * Writes a file that a row will name (a tool's output, an artifact), durably. Refused
+   * like a commit while commits fail; a disk error (ENOSPC, EIO…) makes them fail.
+   */
+  writeFile(path: string, text: string): OutputFile {
+    if (!this.state.ok) throw persistenceFailedError(this.state);
+    try {
+      return writeDurableFile(path, text);
+    } catch (error) {
+      throw this.diskFailed(error);
+    }
+  }
+
+  /** Whether commits work now. */
+  get persistence(): PersistenceState {
+    return this.state;
+  }
+
+  /** Hears each change of {@link persistence}: one call per transition. */
+  onPersistence(listener: PersistenceListener): () => void {
+    this.persistenceListeners.add(listener);
+    return () => this.persistenceListeners.delete(listener);
+  }
+
+  /**
+   * Tries a small real commit (rows of {@link PROBE_BYTES} written and deleted in one
+   * transaction: the file must be able to grow and the log to take the pages). True when
+   * it committed. Does not reopen the store: the caller recovers first.
+   */
+  probeCommit(): boolean {
+    try {
+      this.pageLimit?.apply(this.db);
+      this.db
+        .transaction(() => {
+          this.db.prepare('INSERT INTO commit_probe (pad) VALUES (zeroblob(?))').run(PROBE_BYTES);
+          this.db.prepare('DELETE FROM commit_probe').run();
+        })
+        .immediate();
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  /**
+   * Commits `fn` past the closed gate (the recovery after a failure) and, once it
+   * committed, accepts writes again. A failure leaves the store refusing writes.
+   */
+  reopen<T>(fn: (tx: WriteContext) => T): T {
+    this.reopening = true;
+    let result: T;
+    try {
+      result = this.write(fn);
+    } finally {
+      this.reopening = false;
+    }
+    if (!this.state.ok) this.setState({ ok: true });
+    return result;
+  }
+
   /** Hears every committed event, in seq order. Returns the unsubscribe function. */
   subscribe(listener: CommitListener): () => void {
     this.listeners.add(listener);
@@ -168,6 +255,26 @@ export class Store {
     };
   }
 
+  /** Turns a disk error into `persistence_failed`, closing the gate at the first one. */
+  private diskFailed(error: unknown): unknown {
+    if (!isDiskFailure(error)) return error;
+    if (this.state.ok) {
+      this.setState({ ok: false, since: this.now(), message: describeDiskFailure(error) });
+    }
+    return persistenceFailedError(this.state, error);
+  }
+
+  private setState(state: PersistenceState): void {
+    this.state = state;
+    for (const listener of [...this.persistenceListeners]) {
+      try {
+        listener(state);
+      } catch (error) {
+        this.reportError(error);
+      }
+    }
+  }
+
   private publish(events: readonly Event[]): void {
     for (const listener of [...this.listeners]) {
       try {
@@ -177,18 +284,4 @@ export class Store {
       }
     }
   }
-}
-
-function asPersistenceError(error: unknown): unknown {
-  const code = (error as { code?: unknown } | null)?.code;
-  if (typeof code === 'string' && PERSISTENCE_CODES.test(code)) {
-    return new TetherError(
-      'persistence_failed',
-      `the store cannot commit (${code}): nothing was done`,
-      {
-        cause: error,
-      },
-    );
-  }
-  return error;
 }

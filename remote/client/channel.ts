@@ -161,6 +161,10 @@ export class Channel {
         return;
       case 'events':
         return;
+      // The host's condition (docs/protocol.md, "status"): accepted and not acted on here;
+      // a UI reads it from host.info's `persistence`.
+      case 'status':
+        return;
       default:
         this.handlers.push(message);
     }

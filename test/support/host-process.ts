@@ -16,6 +16,8 @@ export interface HostProcessOptions {
   /** Extra `tether start` flags. */
   args?: string[];
   env?: Record<string, string>;
+  /** The data directory (default: `data` in a fresh temp folder); it may exist already. */
+  dataDir?: string;
 }
 
 export interface Offer {
@@ -31,9 +33,9 @@ export interface HostProcess {
   readonly workspace: string;
   /** Everything the host printed on stdout and stderr so far. */
   output(): string;
-  /** A fresh pairing offer from the admin API. */
-  offer(): Promise<Offer>;
-  pairLink(): Promise<string>;
+  /** A fresh pairing offer from the admin API; its link names `origin` when given. */
+  offer(origin?: string): Promise<Offer>;
+  pairLink(origin?: string): Promise<string>;
   /** Calls the admin API (loopback, with the token). */
   admin(method: 'GET' | 'POST', path: string, body?: unknown): Promise<Response>;
   /** SIGTERM and wait for a clean exit; resolves with the exit code. */
@@ -51,7 +53,7 @@ const OfferResult = z.object({ link: z.string(), offerId: z.string(), expiresAt:
 
 export async function startHostProcess(options: HostProcessOptions = {}): Promise<HostProcess> {
   const root = realpathSync(mkdtempSync(join(tmpdir(), 'tether-host-')));
-  const dataDir = join(root, 'data');
+  const dataDir = options.dataDir ?? join(root, 'data');
   const workspace = join(root, 'workspace');
   mkdirSync(workspace);
   writeFileSync(join(workspace, 'README.md'), '# A workspace for tests\n');
@@ -115,8 +117,12 @@ export async function startHostProcess(options: HostProcessOptions = {}): Promis
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
   };
-  const offer = async () => {
-    const response = await admin('POST', '/admin/api/offers', {});
+  const offer = async (origin?: string) => {
+    const response = await admin(
+      'POST',
+      '/admin/api/offers',
+      origin === undefined ? {} : { origin },
+    );
     return OfferResult.parse(await response.json());
   };
   const stop = async () => {
@@ -134,7 +140,7 @@ export async function startHostProcess(options: HostProcessOptions = {}): Promis
     workspace,
     output: () => output,
     offer,
-    pairLink: async () => (await offer()).link,
+    pairLink: async (origin?: string) => (await offer(origin)).link,
     admin,
     stop,
     async kill() {

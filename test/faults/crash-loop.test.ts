@@ -1,0 +1,163 @@
+/**
+ * The crash loop (docs/reliability.md): 200 scripted runs, each appending one unique line
+ * through an allowed command, while the host process is SIGKILLed at random moments
+ * (seeded; the seed is printed, `TETHER_CRASH_SEED=<n>` replays it) and restarted. A Node
+ * client stays subscribed throughout and submits through its outbox. A run interrupted by
+ * a kill is continued (`run.continue`) until a continuation ends on its own.
+ *
+ * Afterwards: every run is terminal, no line was appended twice, seq only ever rose, and
+ * every event the client received is in the store, unchanged, in the same order.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { Event } from '../../protocol/index.js';
+import { TetherClient } from '../../remote/client/index.js';
+import { FileStorage, nodeWebSocketFactory } from '../../remote/client/node/index.js';
+import { markCommand, startFaultHost, until, type FaultHost } from '../support/fault-host.js';
+import { textTurn, toolCallTurn } from '../support/scripted-model-server.js';
+
+const RUNS = 200;
+/** Chance that a run's submission is followed by a kill, and the latest moment for it. */
+const KILL_CHANCE = 0.07;
+const KILL_WITHIN_MS = 300;
+const TERMINAL = new Set(['succeeded', 'failed', 'cancelled', 'interrupted']);
+
+/** mulberry32: a small seeded PRNG, so a failing schedule can be replayed. */
+function prng(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+let fault: FaultHost | undefined;
+let client: TetherClient | undefined;
+const root = mkdtempSync(join(tmpdir(), 'tether-crash-loop-'));
+
+afterAll(async () => {
+  await client?.close();
+  await fault?.dispose();
+  rmSync(root, { recursive: true, force: true });
+});
+
+describe('the crash loop', () => {
+  it(`${RUNS} runs with the host SIGKILLed at random moments: nothing lost, nothing twice`, async () => {
+    const seed = Number(process.env['TETHER_CRASH_SEED'] ?? Date.now() % 2 ** 31);
+    console.log(`crash loop seed: ${seed} (TETHER_CRASH_SEED=${seed} replays the schedule)`);
+    const random = prng(seed);
+    const host = await startFaultHost();
+    fault = host;
+    client = new TetherClient({
+      storage: new FileStorage(join(root, 'client.json')),
+      socketFactory: nodeWebSocketFactory(),
+      settings: { backoff: { baseMs: 50, maxMs: 400 }, requestTimeoutMs: 60_000 },
+    });
+    const paired = await client.pair(await host.host.pairLink(), {
+      name: 'Crash loop',
+      platform: 'node',
+    });
+    const connection = await client.connect(paired.hostId);
+    const received: Event[] = [];
+    const finished = new Map<string, string>();
+    const idle = new Set<string>();
+    const subscription = connection.subscribeEvents(
+      {},
+      {
+        afterSeq: 0,
+        onEvents: (batch) => {
+          for (const event of batch) {
+            received.push(event);
+            if (event.type === 'run.finished' && event.runId !== null) {
+              finished.set(event.runId, event.payload.state);
+            }
+            if (event.type === 'session.idle' && event.runId !== null) idle.add(event.runId);
+          }
+        },
+      },
+    );
+    await subscription.ready;
+
+    let kills = 0;
+    let continuations = 0;
+    const settled = (runId: string) =>
+      until(
+        `session.idle of ${runId}`,
+        () => (idle.has(runId) ? finished.get(runId) : undefined),
+        60_000,
+      );
+    for (let index = 0; index < RUNS; index++) {
+      const tag = `run-${index}`;
+      host.model.push(
+        toolCallTurn([
+          { id: `call_${tag}`, name: 'run_command', arguments: JSON.stringify(markCommand(tag)) },
+        ]),
+        textTurn('Done.'),
+      );
+      const submitted = connection.submit('run.submit', { input: { text: `Append ${tag}` } });
+      if (random() < KILL_CHANCE) {
+        await new Promise((resolve) => setTimeout(resolve, random() * KILL_WITHIN_MS));
+        await host.host.kill();
+        kills++;
+        await host.host.restart();
+        connection.retryNow();
+      }
+      let { runId } = await submitted;
+      // An interrupted run is continued; the model answers what the dead run left unasked
+      // (its command, then "Done."), or just "Done." when nothing is left.
+      while ((await settled(runId)) === 'interrupted') {
+        if (host.model.pending === 0) host.model.push(textTurn('Done.'));
+        ({ runId } = await connection.submit('run.continue', { runId }));
+        continuations++;
+      }
+    }
+    console.log(`crash loop: ${RUNS} runs, ${kills} kills, ${continuations} continuations`);
+
+    const stored = host.events();
+    const head = stored.at(-1)!.seq;
+    await until('the client to catch up', () =>
+      (received.at(-1)?.seq ?? 0) >= head ? true : undefined,
+    );
+    const runs = host.query(
+      (db) =>
+        db.prepare('SELECT id, state, continues_run_id FROM runs').all() as {
+          id: string;
+          state: string;
+          continues_run_id: string | null;
+        }[],
+    );
+    expect(runs.filter((run) => run.continues_run_id === null)).toHaveLength(RUNS);
+    expect(runs.filter((run) => !TERMINAL.has(run.state))).toEqual([]);
+    const calls = host.query(
+      (db) => db.prepare('SELECT state FROM tool_calls').all() as { state: string }[],
+    );
+    expect(calls.filter((call) => !TERMINAL.has(call.state) && call.state !== 'unknown')).toEqual(
+      [],
+    );
+
+    const lines = host.markerLines();
+    expect(new Set(lines).size).toBe(lines.length);
+    for (const line of lines) expect(line).toMatch(/^run-\d+$/);
+    // Every run whose command succeeded left its line; a kill can only remove doubt, not add lines.
+    expect(lines.length).toBeGreaterThanOrEqual(
+      calls.filter((call) => call.state === 'succeeded').length,
+    );
+
+    for (let i = 1; i < stored.length; i++) {
+      expect(stored[i]!.seq).toBeGreaterThan(stored[i - 1]!.seq);
+    }
+    for (let i = 1; i < received.length; i++) {
+      expect(received[i]!.seq).toBeGreaterThan(received[i - 1]!.seq);
+    }
+    const bySeq = new Map(stored.map((event) => [event.seq, event]));
+    for (const event of received) expect({ v: 1, ...bySeq.get(event.seq) }).toEqual(event);
+    // One subscription from seq 0, resumed after every kill: it saw the store's whole history.
+    const upToHead = received.filter((event) => event.seq <= head);
+    expect(upToHead.map((event) => event.seq)).toEqual(stored.map((event) => event.seq));
+  }, 180_000);
+});

@@ -1,0 +1,112 @@
+/**
+ * Orphan cleanup (docs/reliability.md): a host SIGKILLed while `run_command` runs leaves
+ * the command's process group alive; the next start finds the group in the store and
+ * kills all of it, background children included, unless the group was started before
+ * the machine last booted (its number may belong to someone else by now).
+ */
+import { randomUUID } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startFaultHost, until, type FaultHost } from '../support/fault-host.js';
+import { textTurn, toolCallTurn } from '../support/scripted-model-server.js';
+
+// A background sleep (same process group) whose pid is written down, then a foreground one.
+const ORPHAN_SCRIPT = 'sleep 300 &\necho $! > background.pid\necho started\nsleep 300\n';
+
+let fault: FaultHost | undefined;
+const groups: number[] = [];
+
+afterEach(async () => {
+  for (const pgid of groups.splice(0)) {
+    if (groupAlive(pgid)) process.kill(-pgid, 'SIGKILL');
+  }
+  await fault?.dispose();
+  fault = undefined;
+});
+
+/** True while any process of the group exists (zombies included), by kill(-pgid, 0). */
+function groupAlive(pgid: number): boolean {
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ESRCH') return false;
+    throw error;
+  }
+}
+
+/** Starts a run of `sh orphan.sh`, SIGKILLs the host once it runs, and returns the group. */
+async function orphanedCommand(): Promise<{
+  host: FaultHost;
+  runId: string;
+  pgid: number;
+  background: number;
+}> {
+  const host = await startFaultHost({ scripts: { 'orphan.sh': ORPHAN_SCRIPT } });
+  fault = host;
+  host.model.push(
+    toolCallTurn([
+      { id: 'call_orphan', name: 'run_command', arguments: '{"command":"sh orphan.sh"}' },
+    ]),
+    textTurn('Slept.'),
+  );
+  const submitted = await host.channel.call('run.submit', {
+    commandId: randomUUID(),
+    input: { text: 'Sleep a while' },
+  });
+  const runId = String(submitted['runId']);
+  const pidFile = join(host.host.workspace, 'background.pid');
+  const pgid = await until('the command and its background child', () => {
+    if (!existsSync(pidFile) || readFileSync(pidFile, 'utf8').trim() === '') return undefined;
+    return host.query(
+      (db) =>
+        (
+          db.prepare('SELECT process_group FROM tool_calls WHERE run_id = ?').get(runId) as
+            { process_group: number | null } | undefined
+        )?.process_group ?? undefined,
+    );
+  });
+  groups.push(pgid);
+  await host.host.kill();
+  const background = Number(readFileSync(pidFile, 'utf8').trim());
+  // The host is gone; its command and the background child are not.
+  expect(groupAlive(pgid)).toBe(true);
+  expect(() => process.kill(background, 0)).not.toThrow();
+  return { host, runId, pgid, background };
+}
+
+function toolCallState(host: FaultHost, runId: string): string | undefined {
+  return (
+    host.query((db) => db.prepare('SELECT state FROM tool_calls WHERE run_id = ?').get(runId)) as
+      { state: string } | undefined
+  )?.state;
+}
+
+describe('process groups left by a killed host', () => {
+  it('are killed at the next start, background children included; the call is unknown', async () => {
+    const { host, runId, pgid, background } = await orphanedCommand();
+    await host.restartClean();
+    // The group is signalled at start; its members are gone once init has reaped them.
+    await until('the orphaned group to be gone', () => (groupAlive(pgid) ? undefined : true));
+    expect(() => process.kill(background, 0)).toThrow(expect.objectContaining({ code: 'ESRCH' }));
+    expect(toolCallState(host, runId)).toBe('unknown');
+    expect(host.typesOf(runId).slice(-2)).toEqual(['run.finished', 'session.idle']);
+  });
+
+  it('are left alone when the store says they started before this boot', async () => {
+    const { host, runId, pgid } = await orphanedCommand();
+    // As if the group were from before a reboot: its number may now be someone else's.
+    const db = new Database(join(host.host.dataDir, 'tether.db'));
+    db.prepare('UPDATE tool_calls SET started_at = 1000 WHERE run_id = ?').run(runId);
+    db.close();
+    await host.restartClean();
+    await until('recovery', () =>
+      host.typesOf(runId).includes('session.idle') ? true : undefined,
+    );
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(groupAlive(pgid)).toBe(true);
+    expect(toolCallState(host, runId)).toBe('unknown');
+  });
+});

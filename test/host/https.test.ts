@@ -1,0 +1,199 @@
+/**
+ * `tether start --https`: the local CA and server certificate (fields checked with
+ * node:crypto), HTTPS and wss trusting only that CA, `/ca.pem` and `/ca.mobileconfig`,
+ * the local commands over HTTPS, and the certificate reused across restarts and
+ * re-issued when it nears its end.
+ */
+import { X509Certificate } from 'node:crypto';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { get, request as httpsRequest } from 'node:https';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { startHost, type RunningHost } from '../../host/cli/start-host.js';
+import {
+  loadOrCreateLocalTls,
+  localHostName,
+  MAX_SERVER_VALIDITY_DAYS,
+  serverNames,
+  tlsDir,
+} from '../../host/tls/index.js';
+import { TetherClient } from '../../remote/client/index.js';
+import { FileStorage, nodeWebSocketFactory } from '../../remote/client/node/index.js';
+import { runTether } from '../cli/run-cli.js';
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+let root: string;
+let dataDir: string;
+let host: RunningHost;
+let caPem: string;
+
+const AdminFile = z.object({ url: z.string(), token: z.string(), ca: z.string() });
+
+function start(): Promise<RunningHost> {
+  return startHost(
+    ['--data', dataDir, '--port', '0', '--workspace', join(root, 'ws'), '--https'],
+    () => undefined,
+  );
+}
+
+/** GET over HTTPS trusting only `ca`. */
+function httpsGet(
+  url: string,
+  ca: string,
+): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
+  return new Promise((resolve, reject) => {
+    get(url, { ca }, (incoming) => {
+      let body = '';
+      incoming.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      incoming.on('end', () =>
+        resolve({ status: incoming.statusCode ?? 0, headers: incoming.headers, body }),
+      );
+    }).on('error', reject);
+  });
+}
+
+beforeAll(async () => {
+  root = mkdtempSync(join(tmpdir(), 'tether-https-'));
+  dataDir = join(root, 'data');
+  mkdirSync(join(root, 'ws'));
+  process.env['TETHER_KEY_STORE'] = 'file';
+  process.env['TETHER_LOG_LEVEL'] = 'warn';
+  host = await start();
+  caPem = readFileSync(join(tlsDir(dataDir), 'ca.pem'), 'utf8');
+});
+
+afterAll(async () => {
+  await host?.stop();
+  rmSync(root, { recursive: true, force: true });
+});
+
+describe('the local CA and server certificate', () => {
+  it('are a CA limited to local names and a server certificate it signed', () => {
+    const ca = new X509Certificate(caPem);
+    const cert = new X509Certificate(readFileSync(join(tlsDir(dataDir), 'server.pem'), 'utf8'));
+    expect(ca.ca).toBe(true);
+    expect(ca.subject).toMatch(/CN=Tether Local CA /);
+    expect(ca.checkIssued(ca)).toBe(true);
+    expect(cert.ca).toBe(false);
+    expect(cert.issuer).toBe(ca.subject);
+    expect(cert.checkIssued(ca)).toBe(true);
+    expect(cert.verify(ca.publicKey)).toBe(true);
+    expect(cert.keyUsage).toEqual(['1.3.6.1.5.5.7.3.1']);
+    const san = cert.subjectAltName ?? '';
+    expect(san).toContain(`DNS:${localHostName().toLowerCase()}.local`);
+    expect(san).toContain('DNS:localhost');
+    expect(san).toContain('IP Address:127.0.0.1');
+    expect(san).toContain('IP Address:0:0:0:0:0:0:0:1');
+    const days = (Date.parse(cert.validTo) - Date.parse(cert.validFrom)) / DAY_MS;
+    expect(days).toBeLessThanOrEqual(MAX_SERVER_VALIDITY_DAYS);
+    expect(cert.checkHost('localhost')).toBe('localhost');
+    expect(cert.checkIP('127.0.0.1')).toBe('127.0.0.1');
+    for (const file of ['ca.key.pem', 'server.key.pem']) {
+      expect(statSync(join(tlsDir(dataDir), file)).mode & 0o777).toBe(0o600);
+    }
+  });
+
+  it('serve /v1/health over HTTPS to a client trusting only the CA', async () => {
+    expect(host.url).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
+    const health = await httpsGet(`${host.url}/v1/health`, caPem);
+    expect(health.status).toBe(200);
+    expect(JSON.parse(health.body)).toMatchObject({ ok: true, protocol: 1 });
+    const localhost = host.url.replace('127.0.0.1', 'localhost');
+    expect((await httpsGet(`${localhost}/v1/health`, caPem)).status).toBe(200);
+    await expect(httpsGet(`${host.url}/v1/health`, '')).rejects.toThrow();
+  });
+
+  it('offer the CA as /ca.pem and as an iOS profile at /ca.mobileconfig', async () => {
+    const pem = await httpsGet(`${host.url}/ca.pem`, caPem);
+    expect(pem.status).toBe(200);
+    expect(pem.headers['content-type']).toBe('application/x-pem-file');
+    expect(pem.body).toBe(caPem);
+    const profile = await httpsGet(`${host.url}/ca.mobileconfig`, caPem);
+    expect(profile.status).toBe(200);
+    expect(profile.headers['content-type']).toBe('application/x-apple-aspen-config');
+    const der = new X509Certificate(caPem).raw.toString('base64');
+    const data = /<data>([\s\S]*?)<\/data>/.exec(profile.body)?.[1]?.replace(/\s/g, '');
+    expect(data).toBe(der);
+    expect(profile.body).toContain('<string>com.apple.security.root</string>');
+    expect(profile.body.match(/<key>PayloadUUID<\/key>/g)).toHaveLength(2);
+    expect((await httpsGet(`${host.url}/ca.mobileconfig`, caPem)).body).toBe(profile.body);
+  });
+
+  it('carry a channel over wss: pair, open, ask host.info', async () => {
+    const clientRoot = mkdtempSync(join(tmpdir(), 'tether-https-client-'));
+    const client = new TetherClient({
+      storage: new FileStorage(join(clientRoot, 'client.json')),
+      socketFactory: nodeWebSocketFactory({ ca: caPem }),
+    });
+    try {
+      const admin = AdminFile.parse(JSON.parse(readFileSync(join(dataDir, 'admin.json'), 'utf8')));
+      expect(admin.url.startsWith('https://127.0.0.1:')).toBe(true);
+      expect(admin.ca).toBe(caPem);
+      const offer = await new Promise<string>((resolve, reject) => {
+        const request = new URL(`${admin.url}/admin/api/offers`);
+        const outgoing = httpsRequest(
+          request,
+          {
+            method: 'POST',
+            ca: caPem,
+            headers: { authorization: `Bearer ${admin.token}`, 'content-type': 'application/json' },
+          },
+          (incoming) => {
+            let body = '';
+            incoming.on('data', (chunk: Buffer) => (body += chunk.toString()));
+            incoming.on('end', () =>
+              resolve(z.object({ link: z.string() }).parse(JSON.parse(body)).link),
+            );
+          },
+        );
+        outgoing.on('error', reject);
+        outgoing.end('{"origin":"' + host.url + '"}');
+      });
+      const paired = await client.pair(offer, { name: 'wss test', platform: 'node' });
+      const connection = await client.connect(paired.hostId);
+      const info = await connection.request('host.info', {});
+      expect(info.hostId).toBe(paired.hostId);
+    } finally {
+      await client.close();
+      rmSync(clientRoot, { recursive: true, force: true });
+    }
+  });
+
+  it('let the local commands reach the admin API over HTTPS through the CA', async () => {
+    const result = await runTether(['devices', '--data', dataDir, '--json'], root);
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toMatchObject({ devices: [{ name: 'wss test' }] });
+  });
+
+  it('are reused across restarts and re-issued when near their end or the names change', async () => {
+    const before = readFileSync(join(tlsDir(dataDir), 'server.pem'), 'utf8');
+    await host.stop();
+    host = await start();
+    expect(readFileSync(join(tlsDir(dataDir), 'server.pem'), 'utf8')).toBe(before);
+    expect(readFileSync(join(tlsDir(dataDir), 'ca.pem'), 'utf8')).toBe(caPem);
+
+    const names = serverNames();
+    const soon = new Date(Date.now() + 800 * DAY_MS);
+    const renewed = loadOrCreateLocalTls({ dataDir, names, hostName: 'test', now: soon });
+    expect(renewed).toMatchObject({ caCreated: false, serverIssued: true });
+    expect(renewed.cert).not.toBe(before);
+    expect(Date.parse(new X509Certificate(renewed.cert).validTo)).toBeGreaterThan(soon.getTime());
+
+    const moved = loadOrCreateLocalTls({
+      dataDir,
+      names: { dns: names.dns, ips: [...names.ips, '192.168.77.7'] },
+      hostName: 'test',
+    });
+    expect(moved).toMatchObject({ caCreated: false, serverIssued: true });
+    expect(new X509Certificate(moved.cert).checkIP('192.168.77.7')).toBe('192.168.77.7');
+    const same = loadOrCreateLocalTls({
+      dataDir,
+      names: { dns: names.dns, ips: [...names.ips, '192.168.77.7'] },
+      hostName: 'test',
+    });
+    expect(same).toMatchObject({ caCreated: false, serverIssued: false, cert: moved.cert });
+  });
+});

@@ -1,0 +1,190 @@
+/**
+ * The real host process armed with one fault point (docs/testing.md, "Fault points"),
+ * the scripted model server, a paired raw channel, and read-only looks into its SQLite
+ * store: start it, let the point kill it, restart it without the fault, and inspect.
+ */
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { z } from 'zod';
+import type { PairedHost } from '../../pairing/index.js';
+import { startHostProcess, type HostProcess } from './host-process.js';
+import { pairDevice, RawChannel } from './raw-channel.js';
+import { startScriptedModelServer, type ScriptedModelServer } from './scripted-model-server.js';
+
+/**
+ * The workspace script every fault test's commands run: prints a line, then appends its
+ * argument to `marker.txt`, so the file says whether (and how often) a command ran.
+ */
+export const MARK_SCRIPT = 'echo "marking $1"\necho "$1" >> marker.txt\n';
+
+/** `run_command` input that runs {@link MARK_SCRIPT}; allowed without asking by the test policy. */
+export function markCommand(tag: string): { command: string } {
+  return { command: `sh mark.sh ${tag}` };
+}
+
+export interface FaultHostOptions {
+  /** The fault point that kills the host (none: a plain host, killed from outside). */
+  point?: string;
+  /** Die at this arrival of the point (TETHER_FAULT_HIT). */
+  hit?: number;
+  /** More workspace scripts, by file name; each is allowed as `sh <name> …` by policy. */
+  scripts?: Record<string, string>;
+  /** Extra keys of the host's config file. */
+  config?: Record<string, unknown>;
+}
+
+/** An event row of the store, as the wire shows it. */
+export interface StoredEvent {
+  seq: number;
+  id: string;
+  type: string;
+  at: number;
+  sessionId: string | null;
+  runId: string | null;
+  toolCallId: string | null;
+  payload: unknown;
+}
+
+export interface FaultHost {
+  readonly host: HostProcess;
+  readonly model: ScriptedModelServer;
+  readonly paired: PairedHost;
+  /** The channel of the current host process (reopened by {@link FaultHost.restartClean}). */
+  readonly channel: RawChannel;
+  /** Resolves once the armed point has killed the host (its stderr line seen). */
+  died(timeoutMs?: number): Promise<void>;
+  /** Starts the host again without any fault env, and opens a new channel. */
+  restartClean(): Promise<void>;
+  /** Runs `query` on a read-only connection to the store (closed right after). */
+  query<T>(query: (db: Database.Database) => T): T;
+  /** Changes the store while the host is down (a state only a power cut leaves). */
+  write(change: (db: Database.Database) => void): void;
+  /** Every event in the store, seq ascending. */
+  events(): StoredEvent[];
+  /** The event types recorded for a run, seq ascending. */
+  typesOf(runId: string): string[];
+  /** Lines of `marker.txt` in the workspace ([] when the file does not exist). */
+  markerLines(): string[];
+  dispose(): Promise<void>;
+}
+
+const EventRow = z.object({
+  seq: z.number(),
+  type: z.string(),
+  at: z.number(),
+  session_id: z.string().nullable(),
+  run_id: z.string().nullable(),
+  tool_call_id: z.string().nullable(),
+  payload_json: z.string(),
+});
+
+/** Polls `check` every 25 ms until it returns something other than undefined. */
+export async function until<T>(
+  what: string,
+  check: () => T | undefined,
+  timeoutMs = 20_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = check();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+export async function startFaultHost(options: FaultHostOptions = {}): Promise<FaultHost> {
+  const model = await startScriptedModelServer();
+  const configDir = mkdtempSync(join(tmpdir(), 'tether-fault-config-'));
+  const scripts = { 'mark.sh': MARK_SCRIPT, ...options.scripts };
+  const configFile = join(configDir, 'config.json');
+  writeFileSync(
+    configFile,
+    JSON.stringify({
+      policy: { commands: { allow: Object.keys(scripts).map((name) => ['sh', name]) } },
+      ...options.config,
+    }),
+  );
+  // startHostProcess reads `env` at every launch: emptying it makes the restart clean.
+  const env: Record<string, string> = {};
+  if (options.point !== undefined) {
+    env['TETHER_FAULTS'] = '1';
+    env['TETHER_FAULT_POINT'] = options.point;
+    if (options.hit !== undefined) env['TETHER_FAULT_HIT'] = String(options.hit);
+  }
+  const host = await startHostProcess({
+    model: model.baseUrl,
+    args: ['--config', configFile],
+    env,
+  });
+  for (const [name, text] of Object.entries(scripts)) {
+    writeFileSync(join(host.workspace, name), text);
+  }
+  const { host: paired } = await pairDevice(await host.pairLink());
+  let channel = await RawChannel.open(paired);
+  const database = join(host.dataDir, 'tether.db');
+
+  const query = <T>(run: (db: Database.Database) => T): T => {
+    const db = new Database(database, { readonly: true, fileMustExist: true });
+    try {
+      return run(db);
+    } finally {
+      db.close();
+    }
+  };
+  const events = (): StoredEvent[] =>
+    query((db) => db.prepare('SELECT * FROM events ORDER BY seq').all()).map((raw) => {
+      const row = EventRow.parse(raw);
+      return {
+        seq: row.seq,
+        id: `evt_${row.seq}`,
+        type: row.type,
+        at: row.at,
+        sessionId: row.session_id,
+        runId: row.run_id,
+        toolCallId: row.tool_call_id,
+        payload: JSON.parse(row.payload_json) as unknown,
+      };
+    });
+  const marker = join(host.workspace, 'marker.txt');
+
+  return {
+    host,
+    model,
+    paired,
+    get channel() {
+      return channel;
+    },
+    async died(timeoutMs = 20_000) {
+      const line = `fault point ${options.point} reached: killing`;
+      await until(line, () => (host.output().includes(line) ? true : undefined), timeoutMs);
+    },
+    async restartClean() {
+      channel.socket.socket.terminate();
+      for (const key of Object.keys(env)) delete env[key];
+      await host.restart();
+      channel = await RawChannel.open(paired);
+    },
+    query,
+    write(change) {
+      const db = new Database(database, { fileMustExist: true });
+      try {
+        change(db);
+      } finally {
+        db.close();
+      }
+    },
+    events,
+    typesOf: (runId) => events().flatMap((event) => (event.runId === runId ? [event.type] : [])),
+    markerLines: () =>
+      existsSync(marker) ? readFileSync(marker, 'utf8').split('\n').filter(Boolean) : [],
+    async dispose() {
+      channel.socket.socket.terminate();
+      await host.dispose();
+      await model.close();
+      rmSync(configDir, { recursive: true, force: true });
+    },
+  };
+}
