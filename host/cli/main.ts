@@ -39,17 +39,32 @@ async function start(argv: readonly string[]): Promise<number> {
     process.stdout.write(HOST_USAGE);
     return 0;
   }
-  const host = await startHost(argv, (line) => process.stdout.write(line + '\n'));
+  // The handlers go in before the host starts: a harness may send SIGTERM the moment it
+  // reads the listening line, and that must still be a graceful stop.
+  let signalled: NodeJS.Signals | null = null;
+  let stopRequested = (): void => undefined;
+  const onSignal = (signal: NodeJS.Signals) => {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    signalled = signal;
+    stopRequested();
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  let host: Awaited<ReturnType<typeof startHost>>;
+  try {
+    host = await startHost(argv, (line) => process.stdout.write(line + '\n'));
+  } catch (error) {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    throw error;
+  }
   await new Promise<void>((resolve) => {
-    const onSignal = (signal: NodeJS.Signals) => {
-      process.stdout.write(`${signal}: stopping\n`);
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
-      void host.stop().then(resolve);
-    };
-    process.on('SIGINT', onSignal);
-    process.on('SIGTERM', onSignal);
+    stopRequested = resolve;
+    if (signalled !== null) resolve();
   });
+  process.stdout.write(`${signalled ?? 'signal'}: stopping\n`);
+  await host.stop();
   return 0;
 }
 

@@ -93,6 +93,20 @@ describe('tether start', () => {
     expect(host.stdout()).not.toContain(API_KEY);
   });
 
+  it('stops gracefully on a SIGTERM sent the moment the listening line appears', async () => {
+    const run = tether(['start', '--data', join(root, 'data'), '--port', '0']);
+    const onData = () => {
+      if (!run.stdout().includes('listening on')) return;
+      run.child.stdout.off('data', onData);
+      run.child.kill('SIGTERM');
+    };
+    run.child.stdout.on('data', onData);
+    expect(await run.exit).toBe(0);
+    expect(run.stdout()).toContain('SIGTERM: stopping');
+    const log = readFileSync(join(root, 'data', 'logs', 'host.log'), 'utf8');
+    expect(log).toContain('"msg":"stopped"');
+  });
+
   it('keeps its identity across restarts and records host.started and host.stopping', async () => {
     const first = await startHost();
     const id1 = ((await (await fetch(`${first.url}/v1/health`)).json()) as { hostId: string })
