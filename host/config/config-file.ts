@@ -2,6 +2,7 @@
  * Reading the JSON config file.
  */
 import { readFileSync, statSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { ConfigFile, parseSource } from './schema.js';
 import type { ConfigIssue } from './types.js';
 
@@ -33,6 +34,15 @@ export function readConfigFile(
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' && !required) return null;
+    if (code === 'ENOTDIR' && !required) {
+      // The default config file lives in the data directory: the data path is the problem.
+      issues.push({
+        source: 'data directory',
+        field: dirname(path),
+        message: 'cannot be the data directory: a file is in its place or on its path (ENOTDIR)',
+      });
+      return null;
+    }
     const message = code === 'ENOENT' ? 'not found' : `cannot read: ${code ?? String(error)}`;
     issues.push({ source, field: '(file)', message });
     return null;

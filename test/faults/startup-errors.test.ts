@@ -166,11 +166,15 @@ describe('tether start refuses bad input and changes nothing', () => {
   it('a data path that is a file, or whose parent cannot be made', async () => {
     const file = join(root, 'a-file');
     writeFileSync(file, 'not a folder');
-    // The config file inside it is read first, so that is what the message names.
-    expectRefused(await start(file), 2, /a-file.*(ENOTDIR|cannot use it)/);
+    // The message names the data directory, not the config file inside it.
+    expectRefused(await start(file), 2, /data directory.*a-file.*cannot be the data directory/);
     expect(readFileSync(file, 'utf8')).toBe('not a folder');
 
-    expectRefused(await start(join(file, 'data')), 2, /a-file\/data.*ENOTDIR/);
+    expectRefused(
+      await start(join(file, 'data')),
+      2,
+      /a-file\/data.*cannot be the data directory.*ENOTDIR/,
+    );
     expect(statSync(file).isFile()).toBe(true);
   }, 60_000);
 
