@@ -67,7 +67,14 @@ export class PersistenceHealth {
       return this.arm();
     }
     this.stopped.clear();
-    this.hooks.reopened(report);
-    this.scheduler.resume();
+    // This runs in a timer: nothing may escape it. The work after reopening may meet a
+    // disk failing again (the store has then closed its gate and this probe is armed
+    // again) or fail otherwise; either way the scheduler resumes if commits still work.
+    try {
+      this.hooks.reopened(report);
+    } catch (error) {
+      if (!isPersistenceFailed(error)) this.hooks.reportError(error);
+    }
+    if (this.store.persistence.ok) this.scheduler.resume();
   }
 }

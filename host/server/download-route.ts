@@ -16,7 +16,15 @@ import { requestOrigin, servesDownloads } from './download-origin.js';
 function contentDisposition(filename: string): string {
   const base = filename.split('/').at(-1) || 'download';
   const ascii = base.replace(/[^A-Za-z0-9._-]/g, '_');
-  return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(base)}`;
+  return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeRfc5987(base)}`;
+}
+
+/** RFC 5987 `value-chars`: encodeURIComponent leaves `'()*!` bare, which the RFC does not allow. */
+function encodeRfc5987(text: string): string {
+  return encodeURIComponent(text).replace(
+    /['()*!]/g,
+    (char) => `%${char.charCodeAt(0).toString(16).toUpperCase()}`,
+  );
 }
 
 export function downloadRoutes(links: DownloadLinks): Hono<{ Bindings: HttpBindings }> {
@@ -52,7 +60,10 @@ export function downloadRoutes(links: DownloadLinks): Hono<{ Bindings: HttpBindi
       c.header('Content-Type', file.contentType);
       c.header('Content-Length', String(size));
       c.header('Content-Disposition', contentDisposition(file.filename));
-      return c.body(Readable.toWeb(createReadStream(file.path)) as ReadableStream<Uint8Array>);
+      if (size === 0) return c.body(null, 200);
+      // Exactly the stated length, even if the file grows meanwhile.
+      const stream = createReadStream(file.path, { end: size - 1 });
+      return c.body(Readable.toWeb(stream) as ReadableStream<Uint8Array>);
     } catch (error) {
       const failure = TetherError.from(error);
       return c.json(

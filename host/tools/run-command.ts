@@ -117,6 +117,12 @@ export function createRunCommandTool(
           );
         }
       }
+      // Opening the file took a turn of the event loop: a cancel, or the store closing
+      // its gate after a failed commit, may have stopped the run meanwhile. Nothing spawns then.
+      if (ctx.signal.aborted) {
+        await file?.close();
+        return failedResult('cancelled', 'cancelled before it started');
+      }
       const capture = new OutputCapture({
         file,
         capBytes: Math.min(sink?.capBytes ?? 0, maxOutputBytes),
