@@ -173,6 +173,16 @@ export class HostConnection {
   }
 
   /**
+   * Closes the open socket as lost, when the network went away (a browser's `offline`
+   * event): such a socket may still look open while nothing passes. Requests and commands
+   * wait for the next connection, which comes after the usual backoff wait
+   * ({@link retryNow} cuts it short once the network is back).
+   */
+  dropSocket(): void {
+    this.channel?.close(1000, 'the network went away');
+  }
+
+  /**
    * Closes the connection and stops reconnecting. Pending requests and `submit` calls
    * reject with `unavailable`; their commands stay in the outbox for the next client.
    */

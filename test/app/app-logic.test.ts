@@ -2,11 +2,18 @@ import { describe, expect, it } from 'vitest';
 import { type Approval, digest, type Event, type Run } from '../../protocol/index.js';
 import { EMPTY_HOST_STATE, type HostState } from '../../remote/client/index.js';
 import { approvalMatches } from '../../remote/app/src/logic/approval-check.js';
-import { appBanner } from '../../remote/app/src/logic/connection-view.js';
+import { appBanner, sendsNow } from '../../remote/app/src/logic/connection-view.js';
 import { pairingDevice } from '../../remote/app/src/logic/device-name.js';
 import { diffLines } from '../../remote/app/src/logic/diff-lines.js';
 import { pairLinkAt, parseRoute, routeHash } from '../../remote/app/src/logic/route.js';
-import { currentRetry, isSessionIdle, sortRuns } from '../../remote/app/src/logic/run-view.js';
+import {
+  currentRetry,
+  isSessionIdle,
+  listedRuns,
+  mayHaveOlderRuns,
+  SNAPSHOT_RECENT_RUNS,
+  sortRuns,
+} from '../../remote/app/src/logic/run-view.js';
 
 const workspace = '/Users/me/project';
 const input = { command: 'rm -rf build', cwd: '.' };
@@ -124,6 +131,39 @@ describe('run view', () => {
     expect(sortRuns(runs).map((r) => r.id)).toEqual(['running', 'queued', 'new-done', 'old-done']);
   });
 
+  it('lists the paged-in older runs after the active ones, each once, the live record winning', () => {
+    const live = {
+      running: run('running', 'running', 5),
+      recent: run('recent', 'succeeded', 4),
+    };
+    const older = [
+      run('recent', 'running', 4),
+      run('old', 'failed', 2),
+      run('older', 'cancelled', 1),
+    ];
+    expect(listedRuns(live, older).map((r) => `${r.id}:${r.state}`)).toEqual([
+      'running:running',
+      'recent:succeeded',
+      'old:failed',
+      'older:cancelled',
+    ]);
+  });
+
+  it('expects older runs while a page points further or a snapshot may have cut the list', () => {
+    const full = Object.fromEntries(
+      Array.from({ length: SNAPSHOT_RECENT_RUNS }, (_, i) => [
+        `r${i}`,
+        run(`r${i}`, 'succeeded', i),
+      ]),
+    );
+    const fresh = { next: undefined, done: false };
+    expect(mayHaveOlderRuns(full, fresh)).toBe(true);
+    const { r0: _dropped, ...fewer } = full;
+    expect(mayHaveOlderRuns({ ...fewer, active: run('active', 'running', 99) }, fresh)).toBe(false);
+    expect(mayHaveOlderRuns({}, { next: 'cursor', done: false })).toBe(true);
+    expect(mayHaveOlderRuns(full, { next: undefined, done: true })).toBe(false);
+  });
+
   it('frees the session at session.idle, not at run.finished', () => {
     const finished: HostState = {
       ...EMPTY_HOST_STATE,
@@ -184,6 +224,18 @@ describe('connection banner', () => {
     expect(appBanner([link({ state: 'connecting', attempt: 0 })], true, 0).status).toBe(
       'connecting',
     );
+  });
+
+  it('says offline without network even while the socket looks open, and commands wait then', () => {
+    const openStatus = { state: 'open', connectionId: 'c', instanceId: 'i' } as const;
+    expect(appBanner([link(openStatus)], false, 0)).toEqual({
+      status: 'offline',
+      text: 'Offline: showing what was last seen',
+    });
+    expect(appBanner([link(openStatus, 1_000)], false, 2_000).status).toBe('offline');
+    expect(sendsNow(openStatus, true)).toBe(true);
+    expect(sendsNow(openStatus, false)).toBe(false);
+    expect(sendsNow({ state: 'connecting', attempt: 1 }, true)).toBe(false);
   });
 
   it('says host restarted for a while after reconnecting to a new instance', () => {

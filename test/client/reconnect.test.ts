@@ -131,6 +131,34 @@ describe('reconnecting', () => {
     await client.close();
   });
 
+  it('drops an open socket when told the network went away, and reconnects after the wait or at retryNow', async () => {
+    const host = new FakeHost();
+    const client = await pairedWithJitter(host);
+    const connection = await client.connect(host.identity.id);
+    await statusOf(connection, 'open');
+    const socket = host.sockets.at(-1)!;
+    const wait = nextWait(connection);
+    host.reachable = false;
+    connection.dropSocket();
+    expect(await wait).toMatchObject({ retryInMs: 299, error: { code: 'unavailable' } });
+    expect(socket.readyState).toBe(3);
+    expect(host.openSides).toEqual([]);
+
+    const submitted = connection.submit('run.submit', { input: { text: 'after the network' } });
+    await expect.poll(() => connection.pendingCommands.length).toBe(1);
+    const next = nextWait(connection);
+    await vi.advanceTimersByTimeAsync(299);
+    expect((await next).error.code).toBe('unavailable');
+    expect(host.requests.map((request) => request.op)).not.toContain('run.submit');
+
+    host.reachable = true;
+    connection.retryNow();
+    await statusOf(connection, 'open');
+    await submitted;
+    expect(host.requests.filter((request) => request.op === 'run.submit')).toHaveLength(1);
+    await client.close();
+  });
+
   it('pings after 15 s without traffic, and reconnects when nothing arrived for 40 s', async () => {
     const host = new FakeHost();
     const { client, connection } = await pairedClient(host);

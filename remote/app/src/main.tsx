@@ -26,6 +26,10 @@ async function boot(root: HTMLElement): Promise<void> {
     const model = new AppModel(storage, browserWebSocketFactory, () => navigator.onLine);
     window.addEventListener('online', () => model.networkChanged());
     window.addEventListener('offline', () => model.networkChanged());
+    window.addEventListener('pagehide', () => model.saveNow());
+    document.addEventListener('visibilitychange', () => {
+      if (document.visibilityState === 'hidden') model.saveNow();
+    });
     render(<App model={model} initialLink={initialLink} takePairLink={takePairLink} />, root);
     await model.start();
   } catch (error) {

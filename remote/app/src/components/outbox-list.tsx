@@ -1,13 +1,15 @@
 /**
- * Commands stored on this device and not answered yet: "waiting to send" until the host
- * has them (they survive reloads; the client core sends each once when connected).
+ * Commands stored on this device and not answered yet: "waiting to send" while offline or
+ * not connected, "sending" once connected (they survive reloads; the client core sends
+ * each once when connected).
  */
 import type { PendingCommand } from '../../../../remote/client/index.js';
+import { sendsNow } from '../logic/connection-view.js';
 import type { HostView } from '../state/app-model.js';
 
-export function OutboxList({ host }: { host: HostView }) {
+export function OutboxList({ host, online }: { host: HostView; online: boolean }) {
   if (host.pending.length === 0) return null;
-  const connected = host.status.state === 'open';
+  const connected = sendsNow(host.status, online);
   return (
     <ul class="list outbox">
       {host.pending.map((command) => (

@@ -24,6 +24,8 @@ export interface Banner {
   text: string;
 }
 
+const OFFLINE: Banner = { status: 'offline', text: 'Offline: showing what was last seen' };
+
 const SEVERITY: readonly BannerStatus[] = [
   'offline',
   'reconnecting',
@@ -32,9 +34,13 @@ const SEVERITY: readonly BannerStatus[] = [
   'live',
 ];
 
-/** The banner for one host. */
+/**
+ * The banner for one host. Offline wins over whatever the socket says: a browser going
+ * offline does not always close an open socket, and nothing passes through it then.
+ */
 export function hostBanner(link: HostLink, online: boolean, now: number): Banner {
   const { status, hostName } = link;
+  if (!online && status.state !== 'stopped') return OFFLINE;
   switch (status.state) {
     case 'open':
       if (link.restartedAt !== undefined && now - link.restartedAt < RESTART_NOTICE_MS) {
@@ -42,14 +48,12 @@ export function hostBanner(link: HostLink, online: boolean, now: number): Banner
       }
       return { status: 'live', text: `${hostName}: live` };
     case 'connecting':
-      if (!online) return { status: 'offline', text: 'Offline: showing what was last seen' };
       if (status.attempt === 0) return { status: 'connecting', text: `Connecting to ${hostName}…` };
       return {
         status: 'reconnecting',
         text: `${hostName}: reconnecting (attempt ${status.attempt})`,
       };
     case 'waiting':
-      if (!online) return { status: 'offline', text: 'Offline: showing what was last seen' };
       return {
         status: 'reconnecting',
         text: `${hostName}: reconnecting (attempt ${status.attempt}) in ${Math.ceil(status.retryInMs / 1000)} s`,
@@ -59,6 +63,14 @@ export function hostBanner(link: HostLink, online: boolean, now: number): Banner
     case 'closed':
       return { status: 'offline', text: `${hostName}: disconnected` };
   }
+}
+
+/**
+ * Whether commands go out now: connected and online. Otherwise they wait in the outbox
+ * (offline, the socket may still look open while nothing passes).
+ */
+export function sendsNow(status: ConnectionStatus, online: boolean): boolean {
+  return online && status.state === 'open';
 }
 
 /** The banner for every host: the most troubled host's; `connecting` when there is none yet. */

@@ -17,6 +17,34 @@ export function sortRuns(runs: readonly Run[]): Run[] {
   return [...runs].sort((a, b) => rank(a) - rank(b) || b.createdAt - a.createdAt);
 }
 
+/** How many final runs an unscoped snapshot lists at most (PROTOCOL.md 6.3: "recent 50"). */
+export const SNAPSHOT_RECENT_RUNS = 50;
+
+/**
+ * The runs list: the host state's runs and the older ones paged in, each once (the state's
+ * record wins: it follows events), in {@link sortRuns} order.
+ */
+export function listedRuns(runs: Readonly<Record<string, Run>>, older: readonly Run[]): Run[] {
+  const extra = older.filter((run) => runs[run.id] === undefined);
+  return sortRuns([...Object.values(runs), ...extra]);
+}
+
+/**
+ * Whether the host may hold runs not listed yet: no page said it was the last, and some
+ * page pointed further, or the state holds as many final runs as a snapshot lists at
+ * most (with fewer, the snapshot listed them all).
+ */
+export function mayHaveOlderRuns(
+  runs: Readonly<Record<string, Run>>,
+  older: { next: string | undefined; done: boolean },
+): boolean {
+  if (older.done) return false;
+  if (older.next !== undefined) return true;
+  let final = 0;
+  for (const run of Object.values(runs)) if (isTerminalRunState(run.state)) final++;
+  return final >= SNAPSHOT_RECENT_RUNS;
+}
+
 /**
  * Whether the run's session is free for a follow-up: its `session.idle` arrived, or it
  * is final and never held the session (cancelled while queued), or the session record

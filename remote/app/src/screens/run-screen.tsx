@@ -29,15 +29,35 @@ export function RunScreen({ hostId, runId }: { hostId: string; runId: string }) 
   const view = useAppView();
   const host = hostOf(view, hostId);
   const connection = host?.connection;
+  const [runReady, setRunReady] = useState(false);
   useEffect(() => {
     if (connection === undefined) return;
+    setRunReady(false);
     // The run's own snapshot brings its messages, tool calls and live text.
     const subscription = connection.subscribeEvents({ runId });
-    return () => subscription.close();
+    let current = true;
+    subscription.ready.then(
+      () => current && setRunReady(true),
+      () => undefined,
+    );
+    return () => {
+      current = false;
+      subscription.close();
+    };
   }, [connection, runId]);
 
-  const run = host?.state.runs[runId];
-  if (host === undefined || run === undefined) {
+  // Until the run's snapshot came, the cached run (tool calls, messages) beats a live
+  // state that has seen nothing of the run but its record.
+  const cached = host?.cached;
+  const shown =
+    host !== undefined &&
+    cached?.runs[runId] !== undefined &&
+    !runReady &&
+    host.state.timelines[runId] === undefined
+      ? { ...host, state: cached }
+      : host;
+  const run = shown?.state.runs[runId];
+  if (shown === undefined || run === undefined) {
     return (
       <main
         class="screen"
@@ -46,11 +66,11 @@ export function RunScreen({ hostId, runId }: { hostId: string; runId: string }) 
         data-state=""
         data-session-idle="false"
       >
-        <p class="empty">{host === undefined ? 'This host is not paired.' : 'Loading the run…'}</p>
+        <p class="empty">{shown === undefined ? 'This host is not paired.' : 'Loading the run…'}</p>
       </main>
     );
   }
-  return <RunView host={host} run={run} />;
+  return <RunView host={shown} run={run} />;
 }
 
 function RunView({ host, run }: { host: HostView; run: Run }) {

@@ -1,13 +1,15 @@
 /**
  * Every host's runs, active first, with state badges and pending approvals; commands
- * waiting to send on top. Live: it follows the host's events.
+ * waiting to send on top. Live: it follows the host's events. Older runs than the
+ * snapshot's recent ones are paged in as the end of the list comes near, or by a button.
  */
+import { useEffect, useRef } from 'preact/hooks';
 import { pendingApprovals } from '../../../../remote/client/index.js';
 import { OutboxList } from '../components/outbox-list.js';
 import { RunStateBadge } from '../components/run-state-badge.js';
 import { routeHash } from '../logic/route.js';
-import { ago, sortRuns } from '../logic/run-view.js';
-import { useAppView, useNow } from '../state/app-context.js';
+import { ago, listedRuns, mayHaveOlderRuns } from '../logic/run-view.js';
+import { useAppView, useModel, useNow } from '../state/app-context.js';
 import type { HostView } from '../state/app-model.js';
 
 export function RunsScreen() {
@@ -16,22 +18,22 @@ export function RunsScreen() {
     <main class="screen" data-testid="runs-screen">
       <h1 class="screen-title">Runs</h1>
       {view.hosts.map((host) => (
-        <HostRuns key={host.hostId} host={host} />
+        <HostRuns key={host.hostId} host={host} online={view.online} />
       ))}
     </main>
   );
 }
 
-function HostRuns({ host }: { host: HostView }) {
+function HostRuns({ host, online }: { host: HostView; online: boolean }) {
   const now = useNow();
-  const runs = sortRuns(Object.values(host.state.runs));
+  const runs = listedRuns(host.state.runs, host.older.runs);
   const waiting = pendingApprovals(host.state);
   return (
     <section class="host-section">
       <h2 class="host-name" data-testid="host-name">
         {host.hostName}
       </h2>
-      <OutboxList host={host} />
+      <OutboxList host={host} online={online} />
       {runs.length === 0 && host.pending.length === 0 && (
         <p class="empty">
           No runs yet. <a href="#/submit">Start a task</a>.
@@ -67,6 +69,49 @@ function HostRuns({ host }: { host: HostView }) {
           );
         })}
       </ul>
+      <OlderRuns host={host} />
     </section>
+  );
+}
+
+/**
+ * The end of a host's list: while older runs may exist, a sentinel that pages them in
+ * once it comes within a screen of the viewport (again after each page while it stays
+ * there), and the `runs-more` button for when that does not happen.
+ */
+function OlderRuns({ host }: { host: HostView }) {
+  const model = useModel();
+  const sentinel = useRef<HTMLDivElement>(null);
+  const { older, hostId } = host;
+  const more = mayHaveOlderRuns(host.state.runs, older);
+  // A failed page waits for the button: no retry loop while the sentinel stays in view.
+  const automatic = more && host.live && !older.loading && older.error === undefined;
+  useEffect(() => {
+    const element = sentinel.current;
+    if (!automatic || element === null || typeof IntersectionObserver === 'undefined') return;
+    // A new observer reports at once whether the sentinel is in view, after each page too.
+    const observer = new IntersectionObserver(
+      (entries) => {
+        if (entries.some((entry) => entry.isIntersecting)) void model.loadOlderRuns(hostId);
+      },
+      { rootMargin: '0px 0px 100% 0px' },
+    );
+    observer.observe(element);
+    return () => observer.disconnect();
+  }, [automatic, older.runs.length, model, hostId]);
+  if (!more) return null;
+  return (
+    <div class="older-runs" ref={sentinel}>
+      {older.error !== undefined && <p class="error">Older runs: {older.error}</p>}
+      <button
+        type="button"
+        class="button wide"
+        data-testid="runs-more"
+        disabled={older.loading}
+        onClick={() => void model.loadOlderRuns(hostId)}
+      >
+        {older.loading ? 'Loading older runs…' : 'Older runs'}
+      </button>
+    </div>
   );
 }

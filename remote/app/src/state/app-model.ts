@@ -4,6 +4,7 @@
  * Views read one immutable {@link AppView}; changes reach them at most once an animation
  * frame, so streaming text re-renders in step with the screen, not with the network.
  */
+import { isTerminalRunState, type Run } from '../../../../protocol/index.js';
 import {
   type ConnectionEvent,
   type ConnectionStatus,
@@ -17,7 +18,7 @@ import {
   type WebSocketFactory,
 } from '../../../../remote/client/index.js';
 import { RESTART_NOTICE_MS } from '../logic/connection-view.js';
-import { HostCache, type HostInfo } from './host-cache.js';
+import { HostCache, type HostInfo, sameCachedState } from './host-cache.js';
 
 /** One paired host as the views see it. */
 export interface HostView {
@@ -29,6 +30,8 @@ export interface HostView {
   connection: HostConnection;
   /** The host's state: live once subscribed, else the cached last known state. */
   state: HostState;
+  /** The state cached when the app opened, if any (shown in `state` until caught up). */
+  cached: HostState | undefined;
   /** True while connected and caught up; false means the data shown may be stale. */
   live: boolean;
   status: ConnectionStatus;
@@ -36,6 +39,23 @@ export interface HostView {
   /** Commands stored and not answered yet, oldest first. */
   pending: readonly PendingCommand[];
   info: HostInfo | undefined;
+  older: OlderRuns;
+}
+
+/**
+ * Runs older than the snapshot's recent ones, paged in through `runs.list` (newest first)
+ * for as long as the page lives. Only final runs are kept: every active run is in the
+ * snapshot, and a final run no longer changes.
+ */
+export interface OlderRuns {
+  runs: readonly Run[];
+  /** The cursor of the next page; undefined before the first page. */
+  next: string | undefined;
+  /** The host has no older runs left to page in. */
+  done: boolean;
+  loading: boolean;
+  /** Why the last page failed, for people. */
+  error: string | undefined;
 }
 
 /** Everything the views show. */
@@ -58,11 +78,30 @@ interface HostEntry {
   restartedAt: number | undefined;
   pending: readonly PendingCommand[];
   info: HostInfo | undefined;
+  older: OlderRuns;
   saveTimer: ReturnType<typeof setTimeout> | undefined;
+  /** The state last written to the cache, and when. */
+  saved: HostState | undefined;
+  savedAt: number;
   stop: () => void;
 }
 
-const SAVE_DELAY_MS = 1_000;
+/**
+ * Longest a durable change waits before the cached state is written: one write per this
+ * interval at most while events stream, and a reload soon after a change still finds it.
+ */
+const SAVE_DELAY_MS = 250;
+
+/** Runs asked for in each `runs.list` page. */
+const OLDER_PAGE = 100;
+
+const NO_OLDER_RUNS: OlderRuns = {
+  runs: [],
+  next: undefined,
+  done: false,
+  loading: false,
+  error: undefined,
+};
 
 /** The app's hosts and what the UI knows of them. */
 export class AppModel {
@@ -101,9 +140,56 @@ export class AppModel {
     this.changed();
   }
 
-  /** The network came back or went away (`online`/`offline` events). */
+  /**
+   * The network came back or went away (`online`/`offline` events). Gone: the sockets are
+   * dropped, since a browser going offline may leave them looking open. Back: each host
+   * is tried again at once instead of after its backoff wait.
+   */
   networkChanged(): void {
-    if (this.online()) for (const entry of this.hosts.values()) entry.connection.retryNow();
+    const online = this.online();
+    for (const entry of this.hosts.values()) {
+      if (online) entry.connection.retryNow();
+      else entry.connection.dropSocket();
+    }
+    this.changed();
+  }
+
+  /**
+   * Writes every host's state due for saving now, when the page is hidden or left
+   * (`visibilitychange`, `pagehide`): the delayed write may never come. A write started
+   * as the page unloads may still be cut short, hence the short delay of the others.
+   */
+  saveNow(): void {
+    for (const entry of this.hosts.values()) {
+      if (entry.saveTimer === undefined) continue;
+      clearTimeout(entry.saveTimer);
+      this.save(entry);
+    }
+  }
+
+  /** Pages in the next older runs of `hostId` (once at a time; nothing when all are in). */
+  async loadOlderRuns(hostId: string): Promise<void> {
+    const entry = this.hosts.get(hostId);
+    if (entry === undefined || entry.older.loading || entry.older.done) return;
+    const { next } = entry.older;
+    entry.older = { ...entry.older, loading: true, error: undefined };
+    this.changed();
+    try {
+      const page = await entry.connection.request('runs.list', {
+        limit: OLDER_PAGE,
+        ...(next === undefined ? {} : { before: next }),
+      });
+      entry.older = {
+        runs: [...entry.older.runs, ...page.runs.filter((run) => isTerminalRunState(run.state))],
+        next: page.next,
+        done: page.next === undefined,
+        loading: false,
+        error: undefined,
+      };
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      entry.older = { ...entry.older, loading: false, error: message };
+    }
     this.changed();
   }
 
@@ -160,7 +246,10 @@ export class AppModel {
       restartedAt: undefined,
       pending: connection.pendingCommands,
       info,
+      older: NO_OLDER_RUNS,
       saveTimer: undefined,
+      saved: undefined,
+      savedAt: 0,
       stop: () => {
         subscription.close();
         unsubscribe();
@@ -224,13 +313,36 @@ export class AppModel {
     );
   }
 
+  /**
+   * Writes the state after a change: at once when a run or approval record changed (what
+   * the lists show, and rare) or after a quiet while, else when {@link SAVE_DELAY_MS} have
+   * passed since the last write (a throttle: a steady stream does not postpone it).
+   */
   private scheduleSave(entry: HostEntry): void {
-    if (entry.saveTimer !== undefined) return;
-    entry.saveTimer = setTimeout(() => {
-      entry.saveTimer = undefined;
-      if (this.hosts.get(entry.summary.hostId) !== entry) return;
-      void this.cache.saveState(entry.summary.hostId, entry.connection.state.state);
-    }, SAVE_DELAY_MS);
+    const { saved } = entry;
+    const state = entry.connection.state.state;
+    const records =
+      saved === undefined || saved.runs !== state.runs || saved.approvals !== state.approvals;
+    const wait = entry.savedAt + SAVE_DELAY_MS - Date.now();
+    if (records || wait <= 0) {
+      clearTimeout(entry.saveTimer);
+      this.save(entry);
+      return;
+    }
+    entry.saveTimer ??= setTimeout(() => this.save(entry), wait);
+  }
+
+  /** Writes the state, unless only what the cache leaves out (live previews) changed. */
+  private save(entry: HostEntry): void {
+    entry.saveTimer = undefined;
+    if (this.hosts.get(entry.summary.hostId) !== entry) return;
+    const state = entry.connection.state.state;
+    if (entry.saved !== undefined && sameCachedState(entry.saved, state)) return;
+    entry.saved = state;
+    entry.savedAt = Date.now();
+    this.cache.saveState(entry.summary.hostId, state).catch(() => {
+      // The cache is a convenience: the next change tries again.
+    });
   }
 
   /** Rebuilds the view and tells the listeners, once per animation frame. */
@@ -260,12 +372,14 @@ export class AppModel {
         origin: summary.origin,
         deviceId: summary.deviceId,
         connection,
+        cached: entry.cached,
         state,
         live: entry.caughtUp && entry.status.state === 'open',
         status: entry.status,
         restartedAt: entry.restartedAt,
         pending: entry.pending,
         info: entry.info,
+        older: entry.older,
       };
     });
     return { ...this.current, hosts, online: this.online() };

@@ -31,6 +31,23 @@ const CachedState = z.object({
   timelines: z.record(z.string(), z.array(Event)),
 });
 
+/** The parts of a host state the cache keeps (never the live previews and output tails). */
+const CACHED_PARTS = [
+  'sessions',
+  'runs',
+  'toolCalls',
+  'approvals',
+  'messages',
+  'artifacts',
+  'devices',
+  'timelines',
+] as const satisfies readonly (keyof HostState)[];
+
+/** Whether the cache would keep the same of `a` and `b` (states change immutably). */
+export function sameCachedState(a: HostState, b: HostState): boolean {
+  return CACHED_PARTS.every((part) => a[part] === b[part]);
+}
+
 /** What `host.info` answered. */
 export type HostInfo = OpResult<'host.info'>;
 
