@@ -47,15 +47,18 @@ export function RunScreen({ hostId, runId }: { hostId: string; runId: string }) 
   }, [connection, runId]);
 
   // Until the run's snapshot came, the cached run (tool calls, messages) beats a live
-  // state that has seen nothing of the run but its record.
+  // state that has seen nothing of the run but its record. Once it came, the run is shown
+  // from the connection's state itself: the model's view may be a frame older than the
+  // snapshot, and would briefly show the run without its tool calls.
   const cached = host?.cached;
   const shown =
-    host !== undefined &&
-    cached?.runs[runId] !== undefined &&
-    !runReady &&
-    host.state.timelines[runId] === undefined
-      ? { ...host, state: cached }
-      : host;
+    host === undefined
+      ? undefined
+      : runReady
+        ? { ...host, state: host.connection.state.state }
+        : cached?.runs[runId] !== undefined && host.state.timelines[runId] === undefined
+          ? { ...host, state: cached }
+          : host;
   const run = shown?.state.runs[runId];
   if (shown === undefined || run === undefined) {
     return (
