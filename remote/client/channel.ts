@@ -13,6 +13,7 @@ import {
   type PreviewMessage,
   type ResponseMessage,
   Seq,
+  type StatusMessage,
   TetherError,
 } from '../../protocol/index.js';
 import type { FrameCipher } from '../../pairing/index.js';
@@ -36,7 +37,7 @@ export interface EventsPush {
 
 /** A message the host pushes without being asked. */
 export type PushMessage =
-  EventsPush | PreviewMessage | OutputMessage | z.infer<typeof LaggedMessage>;
+  EventsPush | PreviewMessage | OutputMessage | z.infer<typeof LaggedMessage> | StatusMessage;
 
 /** What a channel hands its owner, synchronously and in frame order. */
 export interface ChannelHandlers {
@@ -160,10 +161,6 @@ export class Channel {
       case 'pong':
         return;
       case 'events':
-        return;
-      // The host's condition (docs/protocol.md, "status"): accepted and not acted on here;
-      // a UI reads it from host.info's `persistence`.
-      case 'status':
         return;
       default:
         this.handlers.push(message);

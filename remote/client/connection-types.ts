@@ -30,6 +30,16 @@ export type ConnectionStatus =
     }
   | { state: 'closed' };
 
+/**
+ * The host's condition as it last reported it (docs/protocol.md, "status"): `failed`
+ * while its store cannot commit (every command is refused with `persistence_failed`,
+ * reads work), with the host's `message` (the SQLite or errno code and its text).
+ */
+export interface HostHealth {
+  persistence: 'ok' | 'failed';
+  message?: string;
+}
+
 /** What a connection reports besides its state. */
 export type ConnectionEvent =
   | { type: 'status'; hostId: string; status: ConnectionStatus }
@@ -40,6 +50,8 @@ export type ConnectionEvent =
   /** The outbox was loaded from storage, or a command was stored in it or left it. */
   | { type: 'outboxChanged'; hostId: string; pending: readonly PendingCommand[] }
   | { type: 'subscriptionFailed'; hostId: string; scope: SubscribeScope; error: TetherError }
+  /** The host said its store started or stopped failing (a `status` frame). */
+  | ({ type: 'hostStatus'; hostId: string } & HostHealth)
   /** Something was dropped (an invalid message, a failed storage write); nothing stopped. */
   | { type: 'warning'; hostId: string; error: TetherError };
 

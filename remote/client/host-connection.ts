@@ -23,6 +23,7 @@ import {
   type ConnectionStatus,
   DEFAULT_CONNECTION_SETTINGS,
   type HostConnectionOptions,
+  type HostHealth,
   outboxKey,
   type RequestOpName,
   type StopReason,
@@ -60,6 +61,7 @@ export class HostConnection {
   private readonly requests: RequestQueue;
   private readonly closing = new AbortController();
   private currentStatus: ConnectionStatus = { state: 'connecting', attempt: 0 };
+  private health: HostHealth | undefined;
   private channel: Channel | undefined;
   private instanceId: string | undefined;
   private running: Promise<void> | undefined;
@@ -102,12 +104,24 @@ export class HostConnection {
     return this.currentStatus;
   }
 
+  /**
+   * What the host last said of its condition on the current connection (kept while
+   * reconnecting); undefined when it said nothing. A host whose store fails says so right
+   * after the welcome, so undefined on a connection open for a moment means healthy.
+   */
+  get hostHealth(): HostHealth | undefined {
+    return this.health;
+  }
+
   /** Commands not answered yet, oldest first (after {@link start}, those of earlier clients too). */
   get pendingCommands(): readonly PendingCommand[] {
     return this.outbox.pending;
   }
 
-  /** Status changes, restarts, settled commands, failed subscriptions, warnings. */
+  /**
+   * Status changes, restarts, the host's condition, settled commands, failed
+   * subscriptions, warnings.
+   */
   on(listener: (event: ConnectionEvent) => void): () => void {
     return this.events.add(listener);
   }
@@ -268,6 +282,7 @@ export class HostConnection {
         this.timers,
       );
       this.channel = channel;
+      this.health = undefined;
       const previous = this.instanceId;
       const { connectionId, instanceId } = channel;
       this.instanceId = instanceId;
@@ -300,6 +315,12 @@ export class HostConnection {
       case 'output':
         this.state.applyOutput(message);
         return;
+      case 'status': {
+        const { persistence, message: text } = message;
+        this.health = text === undefined ? { persistence } : { persistence, message: text };
+        this.events.emit({ type: 'hostStatus', hostId: this.hostId, ...this.health });
+        return;
+      }
     }
   }
 

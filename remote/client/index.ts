@@ -18,6 +18,7 @@ export {
   type ConnectionStatus,
   DEFAULT_CONNECTION_SETTINGS,
   type HostConnectionOptions,
+  type HostHealth,
   type RequestOpName,
   type StopReason,
 } from './connection-types.js';

@@ -1,11 +1,12 @@
 /**
- * The app's frame: the connection banner, the screen the hash names, the tab bar. The
- * pair screen takes over when no host is paired, when this device was revoked, or while
- * a pairing is in progress.
+ * The app's frame: the connection banner, the hosts' warnings, the screen the hash names,
+ * the tab bar. The pair screen takes over when no host is paired, when this device was
+ * revoked, or while a pairing is in progress.
  */
 import { useEffect, useState } from 'preact/hooks';
 import { ConnectionBanner } from './components/connection-banner.js';
 import { NavBar } from './components/nav-bar.js';
+import { PersistenceWarnings } from './components/persistence-warnings.js';
 import { ApprovalsScreen } from './screens/approvals-screen.js';
 import { DevicesScreen } from './screens/devices-screen.js';
 import { PairScreen } from './screens/pair-screen.js';
@@ -69,6 +70,7 @@ function Shell({ initialLink, takePairLink }: Omit<AppProps, 'model'>) {
   return (
     <div class="app">
       {paired && <ConnectionBanner />}
+      {paired && <PersistenceWarnings />}
       {showPair ? (
         <PairScreen
           link={link}

@@ -9,6 +9,7 @@ import {
   type ConnectionEvent,
   type ConnectionStatus,
   type HostConnection,
+  type HostHealth,
   type HostState,
   type PairedHostSummary,
   type PairResult,
@@ -18,6 +19,7 @@ import {
   type WebSocketFactory,
 } from '../../../../remote/client/index.js';
 import { RESTART_NOTICE_MS } from '../logic/connection-view.js';
+import { healthFromInfo } from '../logic/host-health.js';
 import { HostCache, type HostInfo, sameCachedState } from './host-cache.js';
 
 /** One paired host as the views see it. */
@@ -39,6 +41,11 @@ export interface HostView {
   /** Commands stored and not answered yet, oldest first. */
   pending: readonly PendingCommand[];
   info: HostInfo | undefined;
+  /**
+   * What the host last said of its condition (`failed`: it cannot save and refuses every
+   * command); undefined when it said nothing since it last connected.
+   */
+  health: HostHealth | undefined;
   older: OlderRuns;
 }
 
@@ -78,6 +85,7 @@ interface HostEntry {
   restartedAt: number | undefined;
   pending: readonly PendingCommand[];
   info: HostInfo | undefined;
+  health: HostHealth | undefined;
   older: OlderRuns;
   saveTimer: ReturnType<typeof setTimeout> | undefined;
   /** The state last written to the cache, and when. */
@@ -246,6 +254,7 @@ export class AppModel {
       restartedAt: undefined,
       pending: connection.pendingCommands,
       info,
+      health: connection.hostHealth,
       older: NO_OLDER_RUNS,
       saveTimer: undefined,
       saved: undefined,
@@ -280,7 +289,11 @@ export class AppModel {
     switch (event.type) {
       case 'status':
         entry.status = event.status;
-        if (event.status.state === 'open') this.loadInfo(entry);
+        if (event.status.state === 'open') {
+          // A new connection: a host that still cannot save says so again at once.
+          entry.health = entry.connection.hostHealth;
+          this.loadInfo(entry);
+        }
         if (event.status.state === 'stopped' && event.status.reason === 'revoked') {
           void this.forgetRevoked(event.hostId);
         }
@@ -289,6 +302,9 @@ export class AppModel {
         entry.restartedAt = Date.now();
         // The banner drops the notice by itself: render once more when it is due.
         setTimeout(() => this.changed(), RESTART_NOTICE_MS + 50);
+        break;
+      case 'hostStatus':
+        entry.health = entry.connection.hostHealth;
         break;
       case 'outboxChanged':
         entry.pending = event.pending;
@@ -306,6 +322,10 @@ export class AppModel {
     entry.connection.request('host.info', {}).then(
       (info) => {
         entry.info = info;
+        // A `status` frame on the current connection is newer than this answer may be.
+        if (entry.connection.hostHealth === undefined) {
+          entry.health = healthFromInfo(info) ?? entry.health;
+        }
         this.changed();
         return this.cache.saveInfo(hostId, info);
       },
@@ -379,6 +399,7 @@ export class AppModel {
         restartedAt: entry.restartedAt,
         pending: entry.pending,
         info: entry.info,
+        health: entry.health,
         older: entry.older,
       };
     });
