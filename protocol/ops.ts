@@ -82,6 +82,15 @@ export const OPS = {
       models: z.array(z.string()),
       workspaces: z.array(Workspace),
       limits: z.record(z.string(), z.unknown()),
+      /** Extensions (docs/protocol.md): whether the store can commit; the demo model's label. */
+      persistence: z
+        .looseObject({
+          ok: z.boolean(),
+          since: z.number().optional(),
+          message: z.string().optional(),
+        })
+        .optional(),
+      modelNotice: z.string().optional(),
     }),
   },
   'run.submit': {
