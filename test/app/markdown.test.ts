@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { parseInlines, parseMarkdown, safeHref } from '../../remote/app/src/logic/markdown.js';
+import {
+  MAX_QUOTE_DEPTH,
+  parseInlines,
+  parseMarkdown,
+  safeHref,
+} from '../../remote/app/src/logic/markdown.js';
 
 describe('markdown', () => {
   it('parses code blocks, lists, headings and paragraphs', () => {
@@ -68,10 +73,47 @@ describe('markdown', () => {
     expect(parseInlines('snake_case_name')).toEqual([{ type: 'text', text: 'snake_case_name' }]);
   });
 
+  it('leaves thousands of unclosed markers as text, each looked for once', () => {
+    const globs = '*a _c '.repeat(20_000) + '`b';
+    expect(parseInlines(globs)).toEqual([{ type: 'text', text: globs }]);
+    // An unclosed `*` does not hide a later `**` pair.
+    expect(parseInlines('*open **bold** x')).toEqual([
+      { type: 'text', text: '*open ' },
+      { type: 'strong', children: [{ type: 'text', text: 'bold' }] },
+      { type: 'text', text: ' x' },
+    ]);
+  });
+
   it('runs an unclosed code fence (still streaming) to the end', () => {
     expect(parseMarkdown('Here:\n```\nline 1\nline 2')).toEqual([
       { type: 'paragraph', children: [{ type: 'text', text: 'Here:' }] },
       { type: 'code', lang: '', text: 'line 1\nline 2' },
+    ]);
+  });
+
+  it('nests quotes only so deep, so a line of many > cannot overflow the stack', () => {
+    const blocks = parseMarkdown(`${'>'.repeat(50_000)} deep`);
+    let depth = 0;
+    let block = blocks[0];
+    while (block?.type === 'quote') {
+      depth++;
+      block = block.children[0];
+    }
+    expect(depth).toBe(MAX_QUOTE_DEPTH);
+    expect(block).toEqual({
+      type: 'paragraph',
+      children: [{ type: 'text', text: `${'>'.repeat(50_000 - MAX_QUOTE_DEPTH)} deep` }],
+    });
+    expect(parseMarkdown('> > two')).toEqual([
+      {
+        type: 'quote',
+        children: [
+          {
+            type: 'quote',
+            children: [{ type: 'paragraph', children: [{ type: 'text', text: 'two' }] }],
+          },
+        ],
+      },
     ]);
   });
 });

@@ -1,12 +1,13 @@
 /**
  * One approval: what the tool would do, the policy's reason, the digest check, and
  * Approve / Deny. Approve is enabled only while the approval is pending and the digest
- * recomputed here from exactly what the card shows equals the host's. Standalone (plain
- * props), so a test page can render it with a crafted approval.
+ * recomputed here from exactly what the card shows equals the host's, and the callbacks
+ * receive the digest to send (PROTOCOL.md 6.5). Standalone (plain props), so a test page
+ * can render it with a crafted approval.
  */
 import { useMemo } from 'preact/hooks';
 import type { Approval, ToolCall } from '../../../../protocol/index.js';
-import { approvalMatches, inputText } from '../logic/approval-check.js';
+import { answerDigest, checkApproval, inputText } from '../logic/approval-check.js';
 import { DiffView } from './diff-view.js';
 
 export interface ApprovalCardProps {
@@ -21,15 +22,20 @@ export interface ApprovalCardProps {
   sending?: 'approve' | 'deny' | undefined;
   /** An error from this device's answer, in words. */
   error?: string | undefined;
-  onApprove: () => void;
-  onDeny: () => void;
+  /** Approve, with the `inputDigest` recomputed from what the card shows. */
+  onApprove: (inputDigest: string) => void;
+  /** Deny, with the `inputDigest` to send (see `answerDigest`). */
+  onDeny: (inputDigest: string) => void;
 }
 
 export function ApprovalCard(props: ApprovalCardProps) {
   const { approval, workspace, sending, error } = props;
   const { preview, input } = approval;
-  const matches = useMemo(() => approvalMatches(approval, workspace), [approval, workspace]);
+  const check = useMemo(() => checkApproval(approval, workspace), [approval, workspace]);
+  const { matches } = check;
   const pending = approval.state === 'pending';
+  const approveDigest = answerDigest(approval, check, 'approve');
+  const denyDigest = answerDigest(approval, check, 'deny');
   return (
     <section
       class={`card approval-card approval-${approval.state}`}
@@ -53,7 +59,7 @@ export function ApprovalCard(props: ApprovalCardProps) {
           </dd>
           <dt>In folder</dt>
           <dd>
-            <code data-testid="approval-cwd">{inputText(input, 'cwd') ?? preview.cwd}</code>
+            <code data-testid="approval-cwd">{inputText(input, 'cwd') ?? workspace}</code>
           </dd>
         </dl>
       )}
@@ -102,8 +108,8 @@ export function ApprovalCard(props: ApprovalCardProps) {
             type="button"
             class="button danger-outline"
             data-testid="approval-deny"
-            disabled={sending !== undefined}
-            onClick={props.onDeny}
+            disabled={denyDigest === undefined || sending !== undefined}
+            onClick={() => denyDigest !== undefined && props.onDeny(denyDigest)}
           >
             {sending === 'deny' ? 'Denying…' : 'Deny'}
           </button>
@@ -111,8 +117,8 @@ export function ApprovalCard(props: ApprovalCardProps) {
             type="button"
             class="button primary"
             data-testid="approval-approve"
-            disabled={!matches || sending !== undefined}
-            onClick={props.onApprove}
+            disabled={approveDigest === undefined || sending !== undefined}
+            onClick={() => approveDigest !== undefined && props.onApprove(approveDigest)}
           >
             {sending === 'approve' ? 'Approving…' : 'Approve'}
           </button>

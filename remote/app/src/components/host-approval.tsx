@@ -1,9 +1,9 @@
 /**
  * An {@link ApprovalCard} wired to its host: the tool call, the answering device's name,
- * and the answer sent through the outbox with the digest recomputed from what is shown.
+ * and the answer sent through the outbox with the digest the card recomputed from what
+ * it shows (the card hands it over; nothing here recomputes or takes the event's).
  */
 import type { Approval } from '../../../../protocol/index.js';
-import { approvalDigest } from '../logic/approval-check.js';
 import type { HostView } from '../state/app-model.js';
 import { useAction } from '../state/use-action.js';
 import { ApprovalCard } from './approval-card.js';
@@ -12,12 +12,12 @@ export function HostApproval({ host, approval }: { host: HostView; approval: App
   const action = useAction();
   const by = approval.decidedBy;
   const resolverName = by === null ? undefined : host.state.devices[by]?.name;
-  const respond = (decision: 'approve' | 'deny') =>
+  const respond = (decision: 'approve' | 'deny', inputDigest: string) =>
     action.run(decision, () =>
       host.connection.submit('approval.respond', {
         approvalId: approval.id,
         toolCallId: approval.toolCallId,
-        inputDigest: approvalDigest(approval.name, approval.input, approval.workspace),
+        inputDigest,
         decision,
       }),
     );
@@ -30,8 +30,8 @@ export function HostApproval({ host, approval }: { host: HostView; approval: App
       resolverName={resolverName}
       sending={sending === 'approve' || sending === 'deny' ? sending : undefined}
       error={action.error}
-      onApprove={() => respond('approve')}
-      onDeny={() => respond('deny')}
+      onApprove={(inputDigest) => respond('approve', inputDigest)}
+      onDeny={(inputDigest) => respond('deny', inputDigest)}
     />
   );
 }

@@ -6,6 +6,7 @@
 import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
 import { MAX_READ_BYTES, type OpResult } from '../../../../protocol/index.js';
+import { downloadHref } from '../logic/download-link.js';
 import type { HostView } from '../state/app-model.js';
 import { errorText } from '../state/use-action.js';
 
@@ -55,7 +56,7 @@ export function ReadPager({ host, target, ids, loadLabel, render }: ReadPagerPro
   const offerDownload = async () => {
     try {
       const { url } = await host.connection.request('download.link', target);
-      setDownload(new URL(url, host.origin).href);
+      setDownload(downloadHref(url, host.origin));
     } catch {
       setDownload(undefined);
     }

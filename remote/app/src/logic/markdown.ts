@@ -30,8 +30,20 @@ const RULE = /^ {0,3}([-*_])(\s*\1){2,}\s*$/;
 const QUOTE = /^ {0,3}> ?/;
 const LIST_ITEM = /^\s*([-*+]|(\d{1,9})[.)])\s+(.*)$/;
 
+/**
+ * Deepest quote nesting parsed as quotes; deeper `>` stay text. Each level is a recursive
+ * call, so a line of thousands of `>` would otherwise overflow the stack and take the
+ * whole screen down with it.
+ */
+export const MAX_QUOTE_DEPTH = 16;
+
 /** Parses markdown text into blocks. */
 export function parseMarkdown(text: string): Block[] {
+  return parseBlocks(text, 0);
+}
+
+/** Parses blocks inside `depth` quotes. */
+function parseBlocks(text: string, depth: number): Block[] {
   const lines = text.replace(/\r\n?/g, '\n').split('\n');
   const blocks: Block[] = [];
   let i = 0;
@@ -68,8 +80,18 @@ export function parseMarkdown(text: string): Block[] {
     }
     if (QUOTE.test(line)) {
       const body: string[] = [];
-      while (i < lines.length && QUOTE.test(lines[i]!)) body.push(lines[i++]!.replace(QUOTE, ''));
-      blocks.push({ type: 'quote', children: parseMarkdown(body.join('\n')) });
+      while (i < lines.length && QUOTE.test(lines[i]!)) body.push(lines[i++]!);
+      blocks.push(
+        depth < MAX_QUOTE_DEPTH
+          ? {
+              type: 'quote',
+              children: parseBlocks(
+                body.map((quoted) => quoted.replace(QUOTE, '')).join('\n'),
+                depth + 1,
+              ),
+            }
+          : { type: 'paragraph', children: parseInlines(body.join('\n')) },
+      );
       continue;
     }
     const item = LIST_ITEM.exec(line);
@@ -132,6 +154,9 @@ export function parseInlines(text: string): Inline[] {
     if (plain !== '') out.push({ type: 'text', text: plain });
     plain = '';
   };
+  // A marker not found from some position is not found from any later one either: so an
+  // unclosed `*`, `_` or backtick scans the rest of the text once, not once per opener.
+  const notFoundFrom = new Map<string, number>();
   let i = 0;
   while (i < text.length) {
     const c = text[i]!;
@@ -149,7 +174,9 @@ export function parseInlines(text: string): Inline[] {
     }
     if (c === '`') {
       const ticks = /^`+/.exec(rest)![0];
-      const close = text.indexOf(ticks, i + ticks.length);
+      const close = searchOnce(notFoundFrom, ticks, i + ticks.length, (from) =>
+        text.indexOf(ticks, from),
+      );
       if (close === -1) {
         plain += ticks;
         i += ticks.length;
@@ -164,7 +191,7 @@ export function parseInlines(text: string): Inline[] {
     }
     if (c === '*' || c === '_') {
       const marker = text[i + 1] === c ? c + c : c;
-      const close = closingMarker(text, marker, i);
+      const close = closingMarker(text, marker, i, notFoundFrom);
       if (close === -1) {
         plain += marker;
         i += marker.length;
@@ -219,17 +246,38 @@ export function parseInlines(text: string): Inline[] {
  * Where the emphasis opened at `open` closes, or -1. It opens only before a non-space
  * (and, for `_`, not inside a word) and closes after a non-space on the same marker.
  */
-function closingMarker(text: string, marker: string, open: number): number {
+function closingMarker(
+  text: string,
+  marker: string,
+  open: number,
+  notFoundFrom: Map<string, number>,
+): number {
   const start = open + marker.length;
   if (start >= text.length || /\s/.test(text[start]!)) return -1;
   if (marker[0] === '_' && open > 0 && /\w/.test(text[open - 1]!)) return -1;
-  let at = text.indexOf(marker, start + 1);
-  while (at !== -1) {
-    const single = marker.length === 1 && text[at + 1] === marker;
-    if (!/\s/.test(text[at - 1]!) && !single) return at;
-    at = text.indexOf(marker, single ? at + 2 : at + 1);
-  }
-  return -1;
+  return searchOnce(notFoundFrom, marker, start + 1, (from) => {
+    let at = text.indexOf(marker, from);
+    while (at !== -1) {
+      const single = marker.length === 1 && text[at + 1] === marker;
+      if (!/\s/.test(text[at - 1]!) && !single) return at;
+      at = text.indexOf(marker, single ? at + 2 : at + 1);
+    }
+    return -1;
+  });
+}
+
+/** `search(from)`, skipped (-1) when the same key was already not found from `from` or before. */
+function searchOnce(
+  notFoundFrom: Map<string, number>,
+  key: string,
+  from: number,
+  search: (from: number) => number,
+): number {
+  const failed = notFoundFrom.get(key);
+  if (failed !== undefined && from >= failed) return -1;
+  const found = search(from);
+  if (found === -1) notFoundFrom.set(key, Math.min(from, failed ?? from));
+  return found;
 }
 
 /** The link target when it is an absolute http(s) URL; anything else is not linked. */
