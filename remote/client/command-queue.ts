@@ -86,6 +86,16 @@ export class CommandQueue {
     for (const command of this.deps.outbox.pending) this.send(channel, command);
   }
 
+  /**
+   * The host says it can commit again (a `status` frame with `persistence: "ok"`): the
+   * commands waiting out a retry after `persistence_failed` are sent at once.
+   */
+  retryWaitingNow(channel: Channel): void {
+    for (const command of this.deps.outbox.pending) {
+      if (this.retries.get(command.commandId)?.timer !== undefined) this.send(channel, command);
+    }
+  }
+
   /** The connection ended: nothing is in flight any more. */
   disconnected(): void {
     this.inFlight.clear();
@@ -107,7 +117,10 @@ export class CommandQueue {
     if (this.inFlight.has(commandId) || this.settling.has(commandId)) return;
     this.inFlight.add(commandId);
     const retry = this.retries.get(commandId);
-    if (retry?.timer !== undefined) this.deps.timers.clearTimeout(retry.timer);
+    if (retry?.timer !== undefined) {
+      this.deps.timers.clearTimeout(retry.timer);
+      retry.timer = undefined;
+    }
     channel.request(op, args, (answer) => {
       this.inFlight.delete(commandId);
       this.answered(command, answer);

@@ -319,6 +319,7 @@ export class HostConnection {
         const { persistence, message: text } = message;
         this.health = text === undefined ? { persistence } : { persistence, message: text };
         this.events.emit({ type: 'hostStatus', hostId: this.hostId, ...this.health });
+        if (persistence === 'ok') this.commands.retryWaitingNow(channel);
         return;
       }
     }

@@ -3,7 +3,12 @@
  * `hostStatus` event and the connection's `hostHealth`, forgotten on a new connection.
  */
 import { describe, expect, it } from 'vitest';
-import type { ConnectionEvent, HostConnection } from '../../remote/client/index.js';
+import {
+  type ConnectionEvent,
+  type HostConnection,
+  MemoryStorage,
+  TetherClient,
+} from '../../remote/client/index.js';
 import { FakeHost } from './fake-host.js';
 import { nextEvent, pairedClient, statusOf } from './helpers.js';
 
@@ -76,6 +81,31 @@ describe('the host condition', () => {
     hostEnd(host).send({ t: 'status', persistence: 'failed', message: 'ENOSPC' });
     expect((await again).persistence).toBe('failed');
     expect(connection.hostHealth).toEqual({ persistence: 'failed', message: 'ENOSPC' });
+    await client.close();
+  });
+  it('resends a command refused with persistence_failed as soon as the host says ok', async () => {
+    const host = new FakeHost();
+    // A retry would otherwise wait about a minute.
+    const client = new TetherClient({
+      storage: new MemoryStorage(),
+      socketFactory: host.factory,
+      settings: { backoff: { baseMs: 60_000, maxMs: 60_000, random: () => 0.99 } },
+    });
+    const paired = await client.pair(host.offerLink(), { name: 'Test phone', platform: 'test' });
+    const connection = await client.connect(paired.hostId);
+    await statusOf(connection, 'open');
+    const submits = () => host.requests.filter((request) => request.op === 'run.submit');
+
+    host.failNext('run.submit', 'persistence_failed');
+    const result = connection.submit('run.submit', { input: { text: 'after the disk' } });
+    await expect.poll(() => submits().length).toBe(1);
+    await new Promise((resolve) => setTimeout(resolve, 50)); // the refusal arrives
+    expect(connection.pendingCommands).toHaveLength(1);
+
+    hostEnd(host).send({ t: 'status', persistence: 'ok' });
+    await expect(result).resolves.toMatchObject({ runId: 'run_1' });
+    expect(submits()).toHaveLength(2);
+    expect(submits()[1]?.args['commandId']).toBe(submits()[0]?.args['commandId']);
     await client.close();
   });
 });

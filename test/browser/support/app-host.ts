@@ -33,16 +33,24 @@ export interface AppHost {
 
 const Health = z.looseObject({ hostId: z.string() });
 
+/** How to start the host: `env` adds variables to its environment (e.g. the fault switches). */
+export interface AppHostOptions {
+  env?: Record<string, string>;
+}
+
 /**
  * Starts the scripted model and the host. Fails at once, with how to fix it, when dist/app
  * holds no built app: the tests would otherwise time out on a 404 page.
  */
-export async function startAppHost(): Promise<AppHost> {
+export async function startAppHost(options: AppHostOptions = {}): Promise<AppHost> {
   if (!existsSync(APP_INDEX)) {
     throw new Error(`no built app at ${APP_INDEX}: run \`npm run build\` first`);
   }
   const model = await startScriptedModelServer();
-  const host = await startHostProcess({ model: model.baseUrl });
+  const host = await startHostProcess({
+    model: model.baseUrl,
+    ...(options.env === undefined ? {} : { env: options.env }),
+  });
   const health = await fetch(`${host.url}/v1/health`);
   const { hostId } = Health.parse(await health.json());
   const port = new URL(host.url).port;
