@@ -63,6 +63,8 @@ const gzipAsync = promisify(gzip);
 
 /** Files above this size are streamed from disk rather than held (and compressed) in memory. */
 const MAX_CACHED_BYTES = 4 * 1024 * 1024;
+/** Files kept in memory at most (the app has about a dozen; older versions drop out first). */
+const MAX_CACHED_FILES = 64;
 /** Bodies smaller than this gain nothing from compression. */
 const MIN_COMPRESS_BYTES = 1024;
 
@@ -138,14 +140,28 @@ export function staticFiles(appDir: string): Handler<{ Bindings: HttpBindings }>
     }
   };
 
+  /** Versions being read and compressed now: parallel requests share the work. */
+  const loading = new Map<string, Promise<CachedFile>>();
+
   const load = async (file: string): Promise<CachedFile | { stream: true; size: number }> => {
     const info = await stat(file);
     if (info.size > MAX_CACHED_BYTES) return { stream: true, size: info.size };
     const cached = cache.get(file);
     if (cached?.mtimeMs === info.mtimeMs && cached.size === info.size) return cached;
+    const key = `${file}\0${info.mtimeMs}\0${info.size}`;
+    const pending = loading.get(key) ?? readAndCompress(file, info.mtimeMs);
+    loading.set(key, pending);
+    try {
+      return await pending;
+    } finally {
+      loading.delete(key);
+    }
+  };
+
+  const readAndCompress = async (file: string, mtimeMs: number): Promise<CachedFile> => {
     const body = new Uint8Array(await readFile(file));
     const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"`;
-    const entry: CachedFile = { mtimeMs: info.mtimeMs, size: body.length, etag, body };
+    const entry: CachedFile = { mtimeMs, size: body.length, etag, body };
     if (COMPRESSIBLE.has(extname(file)) && body.length >= MIN_COMPRESS_BYTES) {
       // Once per file version, on the thread pool: quality 11 takes about a second for
       // the app's main bundle, which must not stall the event loop (and every channel).
@@ -161,7 +177,10 @@ export function staticFiles(appDir: string): Handler<{ Bindings: HttpBindings }>
       entry.br = new Uint8Array(br);
       entry.gzip = new Uint8Array(gz);
     }
+    // A rebuild while the host runs leaves old hashed names behind: keep the newest files.
+    cache.delete(file);
     cache.set(file, entry);
+    if (cache.size > MAX_CACHED_FILES) cache.delete(cache.keys().next().value!);
     return entry;
   };
 
