@@ -84,7 +84,16 @@ function RunView({ host, run }: { host: HostView; run: Run }) {
   const preview = state.previews[run.id];
   const terminal = isTerminalRunState(run.state);
   const action = useAction();
-  const items = timelineItems(state, run.id, timeline);
+  const all = timelineItems(state, run.id, timeline);
+  // A long run shows its newest steps; earlier ones come on demand, so opening a run of
+  // thousands of tool calls costs a screenful of cards, not all of them.
+  const [windowSize, setWindowSize] = useState(RUN_WINDOW);
+  useEffect(() => setWindowSize(RUN_WINDOW), [run.id]);
+  const hidden = Math.max(0, all.length - windowSize);
+  const items = hidden === 0 ? all : all.slice(hidden);
+  const hiddenCalls = new Set(
+    all.slice(0, hidden).flatMap((item) => (item.kind === 'tool' ? [item.call.id] : [])),
+  );
   const approvals = Object.values(state.approvals).filter((approval) => approval.runId === run.id);
   const shown = new Set<string>();
 
@@ -119,6 +128,17 @@ function RunView({ host, run }: { host: HostView; run: Run }) {
         )}
       </header>
 
+      {hidden > 0 && (
+        <button
+          type="button"
+          class="button wide"
+          data-testid="run-earlier"
+          onClick={() => setWindowSize((size) => size + RUN_WINDOW_STEP)}
+        >
+          Show {Math.min(hidden, RUN_WINDOW_STEP).toLocaleString()} earlier steps (
+          {hidden.toLocaleString()} hidden)
+        </button>
+      )}
       {items.map((item) => {
         if (item.kind === 'message')
           return <AssistantMessage key={item.message.id} message={item.message} />;
@@ -132,7 +152,7 @@ function RunView({ host, run }: { host: HostView; run: Run }) {
         ];
       })}
       {approvals
-        .filter((approval) => !shown.has(approval.id))
+        .filter((approval) => !shown.has(approval.id) && !hiddenCalls.has(approval.toolCallId))
         .map((approval) => (
           <HostApproval key={approval.id} host={host} approval={approval} />
         ))}
@@ -187,6 +207,10 @@ function RunView({ host, run }: { host: HostView; run: Run }) {
 }
 
 type TimelineItem = { kind: 'message'; message: Message } | { kind: 'tool'; call: ToolCall };
+
+/** Steps (messages and tool calls) a run screen shows at first, and how many more a tap adds. */
+const RUN_WINDOW = 150;
+const RUN_WINDOW_STEP = 500;
 
 /**
  * Messages and tool calls in the order they happened: by the time of their first event
