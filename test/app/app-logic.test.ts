@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { type Approval, digest, type Event, type Run } from '../../protocol/index.js';
+import type { Event, Run } from '../../protocol/index.js';
 import { EMPTY_HOST_STATE, type HostState } from '../../remote/client/index.js';
-import { approvalMatches } from '../../remote/app/src/logic/approval-check.js';
 import { appBanner, sendsNow } from '../../remote/app/src/logic/connection-view.js';
 import { pairingDevice } from '../../remote/app/src/logic/device-name.js';
 import { diffLines } from '../../remote/app/src/logic/diff-lines.js';
@@ -16,25 +15,6 @@ import {
 } from '../../remote/app/src/logic/run-view.js';
 
 const workspace = '/Users/me/project';
-const input = { command: 'rm -rf build', cwd: '.' };
-
-function approval(overrides: Partial<Approval> = {}): Approval {
-  return {
-    id: 'apr_1',
-    toolCallId: 'tc_1',
-    runId: 'run_1',
-    state: 'pending',
-    name: 'run_command',
-    input,
-    workspace,
-    inputDigest: digest({ tool: 'run_command', input, workspace }),
-    preview: { kind: 'command', command: input.command, cwd: workspace },
-    reason: 'needs approval',
-    expiresAt: 0,
-    decidedBy: null,
-    ...overrides,
-  };
-}
 
 function run(
   id: string,
@@ -69,24 +49,6 @@ function event(seq: number, type: Event['type'], payload: Record<string, unknown
     payload,
   } as Event;
 }
-
-describe('approval digest check', () => {
-  it('matches only when the shown input hashes to the event digest', () => {
-    expect(approvalMatches(approval(), workspace)).toBe(true);
-    expect(approvalMatches(approval({ input: { ...input, command: 'rm -rf /' } }), workspace)).toBe(
-      false,
-    );
-    expect(approvalMatches(approval(), '/elsewhere')).toBe(false);
-    expect(approvalMatches(approval({ inputDigest: `sha256:${'0'.repeat(64)}` }), workspace)).toBe(
-      false,
-    );
-  });
-
-  it('refuses a command preview that is not the input command', () => {
-    const shown = approval({ preview: { kind: 'command', command: 'ls', cwd: workspace } });
-    expect(approvalMatches(shown, workspace)).toBe(false);
-  });
-});
 
 describe('routes', () => {
   it('round-trips screens through the hash', () => {

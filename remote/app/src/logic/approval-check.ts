@@ -39,14 +39,6 @@ export function checkApproval(
   return { digest: computed, matches: agrees };
 }
 
-/** {@link checkApproval}'s verdict alone. */
-export function approvalMatches(
-  approval: Pick<Approval, 'name' | 'input' | 'inputDigest' | 'preview'>,
-  workspace: string,
-): boolean {
-  return checkApproval(approval, workspace).matches;
-}
-
 /**
  * The `inputDigest` to send with an answer, or undefined when that answer must not be
  * sent. Only a pending approval is answered. Approve sends the digest recomputed from

@@ -67,3 +67,19 @@ describe('answerDigest', () => {
     }
   });
 });
+
+describe("checkApproval's verdict", () => {
+  const matches = (shown: Approval, at: string) => checkApproval(shown, at).matches;
+
+  it('matches only when the shown input hashes to the event digest', () => {
+    expect(matches(approval(), workspace)).toBe(true);
+    expect(matches(approval({ input: { ...input, command: 'rm -rf /' } }), workspace)).toBe(false);
+    expect(matches(approval(), '/elsewhere')).toBe(false);
+    expect(matches(approval({ inputDigest: `sha256:${'0'.repeat(64)}` }), workspace)).toBe(false);
+  });
+
+  it('refuses a command preview that is not the input command', () => {
+    const shown = approval({ preview: { kind: 'command', command: 'ls', cwd: workspace } });
+    expect(matches(shown, workspace)).toBe(false);
+  });
+});
