@@ -4,6 +4,7 @@
  */
 import { useEffect, useState } from 'preact/hooks';
 import {
+  type Approval,
   type Artifact,
   type Event,
   isTerminalRunState,
@@ -95,6 +96,13 @@ function RunView({ host, run }: { host: HostView; run: Run }) {
     all.slice(0, hidden).flatMap((item) => (item.kind === 'tool' ? [item.call.id] : [])),
   );
   const approvals = Object.values(state.approvals).filter((approval) => approval.runId === run.id);
+  // By tool call, once a render: each card looks up its own instead of scanning them all.
+  const approvalsByCall = new Map<string, Approval[]>();
+  for (const approval of approvals) {
+    const list = approvalsByCall.get(approval.toolCallId);
+    if (list === undefined) approvalsByCall.set(approval.toolCallId, [approval]);
+    else list.push(approval);
+  }
   const shown = new Set<string>();
 
   const cancel = () =>
@@ -142,7 +150,7 @@ function RunView({ host, run }: { host: HostView; run: Run }) {
       {items.map((item) => {
         if (item.kind === 'message')
           return <AssistantMessage key={item.message.id} message={item.message} />;
-        const own = approvals.filter((approval) => approval.toolCallId === item.call.id);
+        const own = approvalsByCall.get(item.call.id) ?? [];
         for (const approval of own) shown.add(approval.id);
         return [
           <ToolCard key={item.call.id} host={host} call={item.call} />,
