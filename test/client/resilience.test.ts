@@ -5,7 +5,6 @@
  * events the store holds, in order, each once.
  */
 import { closeSync, ftruncateSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
-import type { Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -235,10 +234,12 @@ async function openClient(seed: number): Promise<OpenClient> {
     const send = socket.send.bind(socket);
     socket.send = ((data: string | Uint8Array) => {
       if (holdNextAnswer.armed && typeof data !== 'string') {
-        // Stop reading before the request leaves, so its answer can never be read.
+        // Deaf from before the request leaves, so its answer can never be read. Pausing the
+        // TCP socket is not enough: ws hands what it buffered meanwhile to the client when
+        // the socket is terminated, and under load the answer is in that buffer.
         holdNextAnswer.armed = false;
         holdNextAnswer.socket = socket;
-        (socket as unknown as { _socket: Socket })._socket.pause();
+        socket.onmessage = null;
       }
       send(data);
     }) as WebSocket['send'];
