@@ -154,17 +154,32 @@ describe('run view', () => {
       delayMs: 10,
       reason: 'rate limited',
     });
-    expect(currentRetry([event(1, 'run.started'), retry])).toEqual({
+    const running = run('run_1', 'running', 1);
+    expect(currentRetry(running, [event(1, 'run.started'), retry])).toEqual({
       attempt: 2,
       maxAttempts: 5,
       reason: 'rate limited',
     });
     expect(
-      currentRetry([
+      currentRetry(running, [
         retry,
         event(3, 'message.completed', { messageId: 'm', text: '', finishReason: 'stop' }),
       ]),
     ).toBeUndefined();
+  });
+
+  it('drops the retry notice once the run is final, as when it failed after its last retry', () => {
+    const lastRetry = event(2, 'model.retry', {
+      attempt: 5,
+      maxAttempts: 5,
+      delayMs: 10,
+      reason: 'rate limited',
+    });
+    const timeline = [event(1, 'run.started'), lastRetry];
+    expect(currentRetry(run('run_1', 'waiting_for_approval', 1), timeline)?.attempt).toBe(5);
+    for (const state of ['failed', 'cancelled', 'interrupted', 'succeeded'] as const) {
+      expect(currentRetry(run('run_1', state, 1), timeline)).toBeUndefined();
+    }
   });
 });
 

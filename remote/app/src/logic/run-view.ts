@@ -62,10 +62,15 @@ export function isSessionIdle(state: HostState, runId: string): boolean {
   return session === undefined || session.activeRunId !== runId;
 }
 
-/** The model retry to show: the last one since the last completed message, if any. */
+/**
+ * The model retry to show: the last one since the last completed message, while the run
+ * is not final (a run that failed after its last retry is no longer retrying).
+ */
 export function currentRetry(
+  run: Run,
   timeline: readonly Event[],
 ): { attempt: number; maxAttempts: number; reason: string } | undefined {
+  if (isTerminalRunState(run.state)) return undefined;
   for (let i = timeline.length - 1; i >= 0; i--) {
     const event = timeline[i]!;
     if (event.type === 'message.completed') return undefined;

@@ -81,7 +81,7 @@ function RunView({ host, run }: { host: HostView; run: Run }) {
   const { state } = host;
   const idle = isSessionIdle(state, run.id);
   const timeline = state.timelines[run.id] ?? [];
-  const retry = currentRetry(timeline);
+  const retry = currentRetry(run, timeline);
   const preview = state.previews[run.id];
   const terminal = isTerminalRunState(run.state);
   const action = useAction();
