@@ -33,9 +33,14 @@ export interface AppHost {
 
 const Health = z.looseObject({ hostId: z.string() });
 
-/** How to start the host: `env` adds variables to its environment (e.g. the fault switches). */
+/**
+ * How to start the host: `env` adds variables to its environment (e.g. the fault switches),
+ * `args` adds `tether start` flags (e.g. `--demo`, which answers with the demo model instead
+ * of the scripted one).
+ */
 export interface AppHostOptions {
   env?: Record<string, string>;
+  args?: string[];
 }
 
 /**
@@ -50,6 +55,7 @@ export async function startAppHost(options: AppHostOptions = {}): Promise<AppHos
   const host = await startHostProcess({
     model: model.baseUrl,
     ...(options.env === undefined ? {} : { env: options.env }),
+    ...(options.args === undefined ? {} : { args: options.args }),
   });
   const health = await fetch(`${host.url}/v1/health`);
   const { hostId } = Health.parse(await health.json());

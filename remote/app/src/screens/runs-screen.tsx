@@ -5,6 +5,7 @@
  */
 import { useEffect, useRef } from 'preact/hooks';
 import { pendingApprovals } from '../../../../remote/client/index.js';
+import { ModelNotice } from '../components/model-notice.js';
 import { OutboxList } from '../components/outbox-list.js';
 import { RunStateBadge } from '../components/run-state-badge.js';
 import { routeHash } from '../logic/route.js';
@@ -33,6 +34,7 @@ function HostRuns({ host, online }: { host: HostView; online: boolean }) {
       <h2 class="host-name" data-testid="host-name">
         {host.hostName}
       </h2>
+      <ModelNotice host={host} />
       <OutboxList host={host} online={online} />
       {runs.length === 0 && host.pending.length === 0 && (
         <p class="empty">

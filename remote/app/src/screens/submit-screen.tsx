@@ -4,6 +4,7 @@
  * out once when the host is back.
  */
 import { useState } from 'preact/hooks';
+import { ModelNotice } from '../components/model-notice.js';
 import { useAppView } from '../state/app-context.js';
 import type { HostView } from '../state/app-model.js';
 import { navigate } from '../state/route-hook.js';
@@ -76,6 +77,7 @@ function SubmitForm({ host }: { host: HostView }) {
         submit();
       }}
     >
+      <ModelNotice host={host} />
       <label for="submit-text">Task</label>
       <textarea
         id="submit-text"
