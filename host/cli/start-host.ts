@@ -41,7 +41,7 @@ import {
   removeAdminFile,
   writeAdminFile,
 } from '../server/index.js';
-import { Store } from '../store/index.js';
+import { lockDataDir, Store } from '../store/index.js';
 import { loadOrCreateLocalTls, localHostName, serverNames, type LocalTls } from '../tls/index.js';
 import { ensureDemoWorkspace } from './demo-workspace.js';
 import { VERSION } from '../version.js';
@@ -112,6 +112,23 @@ export async function startHost(
     homedir: homedir(),
   });
   ensureDataDir(config.dataDir);
+  const lock = lockDataDir(config.dataDir);
+  try {
+    const host = await startLocked(config, faults, print, options);
+    return { ...host, stop: () => host.stop().finally(() => lock.release()) };
+  } catch (error) {
+    lock.release();
+    throw error;
+  }
+}
+
+/** The rest of the start, once this process holds the data directory. */
+async function startLocked(
+  config: HostConfig,
+  faults: ReturnType<typeof armFaultPoints>,
+  print: (line: string) => void,
+  options: StartHostOptions,
+): Promise<RunningHost> {
   const workspaces =
     config.demo && config.workspaces.length === 0
       ? [ensureDemoWorkspace(config.dataDir)]

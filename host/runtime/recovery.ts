@@ -44,17 +44,25 @@ export interface RecoveryReport {
   unknownToolCalls: string[];
   cancelledToolCalls: string[];
   idledRuns: string[];
-  /** Process groups of tool calls that were running (and when they started): nobody owns them now. */
+  /**
+   * Process groups of tool calls a dead host left running: nobody owns them now. They are
+   * also recorded in the store (`store.orphanGroups`) until the host has tried to kill them.
+   */
   orphanGroups: { pgid: number; startedAt: number | null }[];
 }
 
-/** Settles a run whose execution ended without recording how: `interrupted`, then idle. */
+/**
+ * Settles a run whose execution ended without recording how: `interrupted`, then idle.
+ * `groupsLeft`: whether its running commands may still be alive (a dead host's are; those
+ * of a run the host stopped itself were stopped and reaped before it got here).
+ */
 function settleStrandedRun(
   store: Store,
   run: StoredRun,
   tx: WriteContext,
   report: RecoveryReport,
   why: string,
+  groupsLeft: boolean,
 ): void {
   cancelPendingApprovals(store, run, tx);
   for (const call of store.tools.listToolCalls(run.id)) {
@@ -73,8 +81,10 @@ function settleStrandedRun(
         },
       );
       report.unknownToolCalls.push(call.id);
-      if (call.processGroup !== null) {
-        report.orphanGroups.push({ pgid: call.processGroup, startedAt: call.startedAt });
+      if (groupsLeft && call.processGroup !== null) {
+        const group = { pgid: call.processGroup, startedAt: call.startedAt };
+        store.orphanGroups.add({ ...group, toolCallId: call.id });
+        report.orphanGroups.push(group);
       }
     } else if (
       call.state === 'proposed' ||
@@ -112,7 +122,9 @@ export function recover(store: Store, instance: string): RecoveryReport {
       limit: 10_000,
       order: 'oldest',
     });
-    for (const run of stranded) settleStrandedRun(store, run, tx, report, 'the host stopped');
+    for (const run of stranded) {
+      settleStrandedRun(store, run, tx, report, 'the host stopped', true);
+    }
     // Finished before the host died, but session.idle was never recorded.
     for (const run of store.runs.listRunsAwaitingIdle()) {
       markSessionIdle(store, run, tx);
@@ -146,7 +158,7 @@ export function recoverStoppedRuns(
   for (const runId of runIds) {
     const run = store.runs.getRun(runId);
     if (run === undefined || (run.state !== 'running' && run.state !== 'cancelling')) continue;
-    settleStrandedRun(store, run, tx, report, 'the store could not commit');
+    settleStrandedRun(store, run, tx, report, 'the store could not commit', false);
   }
   for (const run of store.runs.listRunsAwaitingIdle()) {
     markSessionIdle(store, run, tx);

@@ -70,6 +70,8 @@ export class Runtime {
   private expiryTimer: NodeJS.Timeout | null = null;
   private readonly killProcessGroup: ((pgid: number) => Promise<unknown>) | undefined;
   private readonly health: PersistenceHealth;
+  /** Tool calls whose orphaned group is being killed now. */
+  private readonly killing = new Set<string>();
 
   constructor(
     readonly store: Store,
@@ -96,8 +98,8 @@ export class Runtime {
     this.killProcessGroup = options.killProcessGroup;
     this.commands = { store, model: options.model, workspaces: options.workspaces };
     this.health = new PersistenceHealth(store, this.scheduler, {
-      reopened: (report) => {
-        this.killOrphans(report.orphanGroups, Date.now());
+      reopened: () => {
+        this.killOrphans();
         this.expireDueApprovals();
       },
       reportError,
@@ -116,7 +118,7 @@ export class Runtime {
       this.store.offers.pruneExpired(now - OFFER_RETENTION_MS);
     });
     const report = recover(this.store, this.instance);
-    this.killOrphans(report.orphanGroups, now);
+    this.killOrphans();
     this.health.start();
     this.expireDueApprovals();
     this.scheduler.kick();
@@ -264,15 +266,35 @@ export class Runtime {
   }
 
   /**
-   * Kills process groups nobody owns any more. A group that started before the machine
-   * last booted died with it; its number may now belong to someone else, so only groups
-   * from this boot are killed.
+   * Kills the process groups nobody owns any more (`store.orphanGroups`), each forgotten
+   * once the kill is done. A group that started before the machine last booted died with
+   * it; its number may now belong to someone else, so it is forgotten without a signal.
    */
-  private killOrphans(groups: RecoveryReport['orphanGroups'], now: number): void {
-    const bootedAt = now - uptime() * 1000;
-    for (const { pgid, startedAt } of groups) {
-      if (startedAt === null || startedAt < bootedAt) continue;
-      this.killProcessGroup?.(pgid).catch((error: unknown) => this.reportError(error));
+  private killOrphans(): void {
+    const bootedAt = Date.now() - uptime() * 1000;
+    const kill = this.killProcessGroup;
+    for (const group of this.store.orphanGroups.list()) {
+      if (this.killing.has(group.toolCallId)) continue;
+      if (kill === undefined || group.startedAt === null || group.startedAt < bootedAt) {
+        this.forgetOrphan(group.toolCallId);
+        continue;
+      }
+      this.killing.add(group.toolCallId);
+      kill(group.pgid)
+        .catch((error: unknown) => this.reportError(error))
+        .finally(() => {
+          this.killing.delete(group.toolCallId);
+          this.forgetOrphan(group.toolCallId);
+        });
+    }
+  }
+
+  private forgetOrphan(toolCallId: string): void {
+    try {
+      this.store.write(() => this.store.orphanGroups.remove(toolCallId));
+    } catch (error) {
+      // Commits fail: the group stays recorded and is tried again once they work.
+      if (!isPersistenceFailed(error)) this.reportError(error);
     }
   }
 

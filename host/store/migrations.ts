@@ -169,6 +169,19 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 3,
+    name: 'orphan process groups',
+    // Groups of tool calls a dead host left running (host/store/orphan-groups.ts): kept
+    // until the next host has tried to kill them, so a second crash does not forget them.
+    sql: `
+      CREATE TABLE orphan_groups (
+        tool_call_id TEXT PRIMARY KEY REFERENCES tool_calls (id),
+        pgid INTEGER NOT NULL,
+        started_at INTEGER
+      );
+    `,
+  },
 ];
 
 /** The schema version this code writes. A database newer than this is refused. */

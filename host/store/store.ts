@@ -10,6 +10,7 @@ import { openDatabase, type Db } from './database.js';
 import { Devices } from './devices.js';
 import { EventLog } from './event-log.js';
 import { writeDurableFile } from './output-files.js';
+import { OrphanGroups } from './orphan-groups.js';
 import { PageLimitControl } from './page-limit.js';
 import { PairingOffers } from './pairing-offers.js';
 import {
@@ -68,6 +69,7 @@ export class Store {
   readonly commands: CommandLog;
   readonly devices: Devices;
   readonly offers: PairingOffers;
+  readonly orphanGroups: OrphanGroups;
   readonly outputsDir: string;
   readonly artifactsDir: string;
   private readonly listeners = new Set<CommitListener>();
@@ -94,6 +96,7 @@ export class Store {
     this.commands = new CommandLog(db);
     this.devices = new Devices(db);
     this.offers = new PairingOffers(db);
+    this.orphanGroups = new OrphanGroups(db);
     this.outputsDir = join(options.dataDir, 'outputs');
     this.artifactsDir = join(options.dataDir, 'artifacts');
     mkdirSync(this.outputsDir, { recursive: true, mode: 0o700 });

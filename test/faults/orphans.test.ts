@@ -14,6 +14,9 @@ import { textTurn, toolCallTurn } from '../support/scripted-model-server.js';
 
 // A background sleep (same process group) whose pid is written down, then a foreground one.
 const ORPHAN_SCRIPT = 'sleep 300 &\necho $! > background.pid\necho started\nsleep 300\n';
+// The same, deaf to SIGTERM (an ignored signal stays ignored across exec): only the
+// SIGKILL that follows the 2 s grace ends it.
+const STUBBORN_SCRIPT = `trap '' TERM\n${ORPHAN_SCRIPT}`;
 
 let fault: FaultHost | undefined;
 const groups: number[] = [];
@@ -38,13 +41,13 @@ function groupAlive(pgid: number): boolean {
 }
 
 /** Starts a run of `sh orphan.sh`, SIGKILLs the host once it runs, and returns the group. */
-async function orphanedCommand(): Promise<{
+async function orphanedCommand(script = ORPHAN_SCRIPT): Promise<{
   host: FaultHost;
   runId: string;
   pgid: number;
   background: number;
 }> {
-  const host = await startFaultHost({ scripts: { 'orphan.sh': ORPHAN_SCRIPT } });
+  const host = await startFaultHost({ scripts: { 'orphan.sh': script } });
   fault = host;
   host.model.push(
     toolCallTurn([
@@ -77,6 +80,15 @@ async function orphanedCommand(): Promise<{
   return { host, runId, pgid, background };
 }
 
+/** The process groups the store still has to kill. */
+function orphanRows(host: FaultHost): number[] {
+  return host.query((db) =>
+    (db.prepare('SELECT pgid FROM orphan_groups').all() as { pgid: number }[]).map(
+      (row) => row.pgid,
+    ),
+  );
+}
+
 function toolCallState(host: FaultHost, runId: string): string | undefined {
   return (
     host.query((db) => db.prepare('SELECT state FROM tool_calls WHERE run_id = ?').get(runId)) as
@@ -95,6 +107,26 @@ describe('process groups left by a killed host', () => {
     expect(host.typesOf(runId).slice(-2)).toEqual(['run.finished', 'session.idle']);
   });
 
+  it('are still killed when the host dies again before it finished killing them', async () => {
+    const { host, runId, pgid, background } = await orphanedCommand(STUBBORN_SCRIPT);
+    await host.restartClean();
+    // Recovery made the call unknown and sent SIGTERM, which the group ignores: the host
+    // is killed again within the 2 s grace, before its SIGKILL.
+    expect(toolCallState(host, runId)).toBe('unknown');
+    expect(orphanRows(host)).toEqual([pgid]);
+    await host.host.kill();
+    expect(groupAlive(pgid)).toBe(true);
+    expect(orphanRows(host)).toEqual([pgid]);
+
+    await host.restartClean();
+    await until('the orphaned group to be gone', () => (groupAlive(pgid) ? undefined : true));
+    expect(() => process.kill(background, 0)).toThrow(expect.objectContaining({ code: 'ESRCH' }));
+    await until('the group to be forgotten', () =>
+      orphanRows(host).length === 0 ? true : undefined,
+    );
+    expect(toolCallState(host, runId)).toBe('unknown');
+  });
+
   it('are left alone when the store says they started before this boot', async () => {
     const { host, runId, pgid } = await orphanedCommand();
     // As if the group were from before a reboot: its number may now be someone else's.
@@ -108,5 +140,6 @@ describe('process groups left by a killed host', () => {
     await new Promise((resolve) => setTimeout(resolve, 1500));
     expect(groupAlive(pgid)).toBe(true);
     expect(toolCallState(host, runId)).toBe('unknown');
+    expect(orphanRows(host)).toEqual([]);
   });
 });

@@ -50,14 +50,21 @@ function tether(args: string[]): Promise<{ code: number | null; stdout: string; 
 const start = (dataDir: string, ...extra: string[]) =>
   tether(['start', '--data', dataDir, '--port', '0', '--workspace', join(root, 'ws'), ...extra]);
 
-/** Starts and stops a host once, so the data directory holds a real store, key and log. */
-async function prepareDataDir(): Promise<void> {
+/** A host running on `data`, answering: its URL, and its exit once it is signalled. */
+async function runningHost(): Promise<{
+  url: string;
+  child: ReturnType<typeof spawn>;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}> {
   const child = spawn(
     process.execPath,
     [bin, 'start', '--data', data, '--port', '0', '--workspace', join(root, 'ws')],
     { env: { PATH: process.env['PATH'] ?? '', HOME: root, TETHER_KEY_STORE: 'file' } },
   );
-  const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+  cleanups.push(() => child.kill('SIGKILL'));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on('exit', (code, signal) => resolve({ code, signal })),
+  );
   let out = '';
   const url = await new Promise<string>((resolve) =>
     child.stdout.on('data', (chunk: Buffer) => {
@@ -68,8 +75,21 @@ async function prepareDataDir(): Promise<void> {
   );
   // Answered means its event loop has run, so its SIGTERM handler is in place.
   expect((await fetch(`${url}/v1/health`)).ok).toBe(true);
+  return { url, child, exited };
+}
+
+/** Starts and stops a host once, so the data directory holds a real store, key and log. */
+async function prepareDataDir(): Promise<void> {
+  const { child, exited } = await runningHost();
   child.kill('SIGTERM');
-  expect(await exited).toBe(0);
+  expect((await exited).code).toBe(0);
+}
+
+function eventTypes(): string[] {
+  const db = new Database(join(data, 'tether.db'), { readonly: true });
+  const types = db.prepare('SELECT type FROM events ORDER BY seq').all() as { type: string }[];
+  db.close();
+  return types.map((row) => row.type);
 }
 
 /** Every file under `dir`: its bytes' SHA-256 (the log: its content, which may only grow). */
@@ -212,9 +232,27 @@ describe('tether start refuses bad input and changes nothing', () => {
     ]);
     expectRefused(result, 1, new RegExp(`port ${port} .*already in use`));
     expectUnchanged(before, snapshot(data));
-    const db = new Database(join(data, 'tether.db'), { readonly: true });
-    const types = db.prepare('SELECT type FROM events ORDER BY seq').all() as { type: string }[];
-    db.close();
-    expect(types.map((row) => row.type)).toEqual(['host.started', 'host.stopping']);
+    expect(eventTypes()).toEqual(['host.started', 'host.stopping']);
+  }, 60_000);
+
+  it('a second host on a data directory in use: refused before it reads or writes anything', async () => {
+    await prepareDataDir();
+    const first = await runningHost();
+    const types = eventTypes();
+    const before = snapshot(data);
+    // Another port, so only the data directory is shared: recovery there would mark the
+    // first host's runs interrupted and kill its commands.
+    expectRefused(await start(data), 2, /another Tether host is running on the data directory/);
+    expect(eventTypes()).toEqual(types);
+    expectUnchanged(before, snapshot(data));
+    expect((await fetch(`${first.url}/v1/health`)).ok).toBe(true);
+
+    // The lock dies with its process, however it ends: no stale lock after a SIGKILL.
+    first.child.kill('SIGKILL');
+    expect((await first.exited).signal).toBe('SIGKILL');
+    const second = await runningHost();
+    second.child.kill('SIGTERM');
+    expect((await second.exited).code).toBe(0);
+    expect(eventTypes().slice(types.length)).toEqual(['host.started', 'host.stopping']);
   }, 60_000);
 });
