@@ -111,10 +111,10 @@ export async function startHost(
     platform: process.platform,
     homedir: homedir(),
   });
-  ensureDataDir(config.dataDir);
+  const { created } = ensureDataDir(config.dataDir);
   const lock = lockDataDir(config.dataDir);
   try {
-    const host = await startLocked(config, faults, print, options);
+    const host = await startLocked({ config, faults, dataDirCreated: created }, print, options);
     return { ...host, stop: () => host.stop().finally(() => lock.release()) };
   } catch (error) {
     lock.release();
@@ -124,11 +124,15 @@ export async function startHost(
 
 /** The rest of the start, once this process holds the data directory. */
 async function startLocked(
-  config: HostConfig,
-  faults: ReturnType<typeof armFaultPoints>,
+  start: {
+    config: HostConfig;
+    faults: ReturnType<typeof armFaultPoints>;
+    dataDirCreated: boolean;
+  },
   print: (line: string) => void,
   options: StartHostOptions,
 ): Promise<RunningHost> {
+  const { config, faults } = start;
   const workspaces =
     config.demo && config.workspaces.length === 0
       ? [ensureDemoWorkspace(config.dataDir)]
@@ -285,7 +289,12 @@ async function startLocked(
   });
 
   print(`Tether ${VERSION} · host ${config.hostName} (${identity.hostId})`);
-  print(`data: ${config.dataDir}`);
+  // A mistyped --data starts a host with a new identity and no devices: say so plainly.
+  print(
+    start.dataDirCreated
+      ? `data: ${config.dataDir} (new: created now; nothing from an earlier host is here)`
+      : `data: ${config.dataDir}`,
+  );
   print(`workspaces: ${workspaces.map((workspace) => workspace.path).join(', ')}`);
   print(
     config.demo

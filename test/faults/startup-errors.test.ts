@@ -50,11 +50,12 @@ function tether(args: string[]): Promise<{ code: number | null; stdout: string; 
 const start = (dataDir: string, ...extra: string[]) =>
   tether(['start', '--data', dataDir, '--port', '0', '--workspace', join(root, 'ws'), ...extra]);
 
-/** A host running on `data`, answering: its URL, and its exit once it is signalled. */
+/** A host running on `data`, answering: its URL, its output, and its exit once signalled. */
 async function runningHost(): Promise<{
   url: string;
   child: ReturnType<typeof spawn>;
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  stdout(): string;
 }> {
   const child = spawn(
     process.execPath,
@@ -66,16 +67,21 @@ async function runningHost(): Promise<{
     child.on('exit', (code, signal) => resolve({ code, signal })),
   );
   let out = '';
-  const url = await new Promise<string>((resolve) =>
+  let err = '';
+  child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
+  const url = await new Promise<string>((resolve, reject) => {
     child.stdout.on('data', (chunk: Buffer) => {
       out += chunk.toString();
       const match = /listening on (\S+)/.exec(out);
       if (match) resolve(match[1]!);
-    }),
-  );
+    });
+    void exited.then(({ code, signal }) =>
+      reject(new Error(`the host exited (${code ?? signal}) before listening: ${err}`)),
+    );
+  });
   // Answered means its event loop has run, so its SIGTERM handler is in place.
   expect((await fetch(`${url}/v1/health`)).ok).toBe(true);
-  return { url, child, exited };
+  return { url, child, exited, stdout: () => out };
 }
 
 /** Starts and stops a host once, so the data directory holds a real store, key and log. */
@@ -233,6 +239,22 @@ describe('tether start refuses bad input and changes nothing', () => {
     expectRefused(result, 1, new RegExp(`port ${port} .*already in use`));
     expectUnchanged(before, snapshot(data));
     expect(eventTypes()).toEqual(['host.started', 'host.stopping']);
+  }, 60_000);
+
+  it('a missing data directory: made (0700) as ARCHITECTURE.md says, and the start says it is new', async () => {
+    const fresh = join(root, 'not', 'there', 'yet');
+    data = fresh;
+    const first = await runningHost();
+    first.child.kill('SIGTERM');
+    expect((await first.exited).code).toBe(0);
+    expect(first.stdout()).toContain(`data: ${fresh} (new: created now`);
+    expect(statSync(fresh).mode & 0o777).toBe(0o700);
+    expect(eventTypes()).toEqual(['host.started', 'host.stopping']);
+    // The second start finds it: nothing says "new" any more.
+    const again = await runningHost();
+    again.child.kill('SIGTERM');
+    expect((await again.exited).code).toBe(0);
+    expect(again.stdout()).toContain(`data: ${fresh}\n`);
   }, 60_000);
 
   it('a second host on a data directory in use: refused before it reads or writes anything', async () => {
