@@ -20,7 +20,8 @@ export type PersistenceListener = (state: PersistenceState) => void;
 
 const SQLITE_CODES = /^SQLITE_(FULL|IOERR|READONLY|CANTOPEN|CORRUPT|NOTADB|NOMEM|PROTOCOL)/;
 /** Errno codes of a file write that failed because of the disk, not the caller. */
-const ERRNO_CODES = new Set(['ENOSPC', 'EIO', 'EROFS', 'EDQUOT']);
+// ESTALE also stands for a database file removed under the host (database-file-guard.ts).
+const ERRNO_CODES = new Set(['ENOSPC', 'EIO', 'EROFS', 'EDQUOT', 'ESTALE']);
 
 function codeOf(error: unknown): string | undefined {
   const code = (error as { code?: unknown } | null)?.code;

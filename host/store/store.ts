@@ -6,6 +6,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { TetherError, digest, type Event, type NewEvent } from '../../protocol/index.js';
 import { CommandLog } from './command-log.js';
+import { DatabaseFileGuard } from './database-file-guard.js';
 import { openDatabase, type Db } from './database.js';
 import { Devices } from './devices.js';
 import { EventLog } from './event-log.js';
@@ -81,6 +82,7 @@ export class Store {
   /** Set while the probe or the recovery after it commits past the closed gate. */
   private reopening = false;
   private readonly pageLimit: PageLimitControl | null;
+  private readonly fileGuard: DatabaseFileGuard;
 
   private constructor(
     readonly db: Db,
@@ -97,6 +99,7 @@ export class Store {
     this.devices = new Devices(db);
     this.offers = new PairingOffers(db);
     this.orphanGroups = new OrphanGroups(db);
+    this.fileGuard = new DatabaseFileGuard(join(options.dataDir, 'tether.db'));
     this.outputsDir = join(options.dataDir, 'outputs');
     this.artifactsDir = join(options.dataDir, 'artifacts');
     mkdirSync(this.outputsDir, { recursive: true, mode: 0o700 });
@@ -122,6 +125,7 @@ export class Store {
     this.pending = events;
     let result: T;
     try {
+      this.fileGuard.check();
       this.pageLimit?.apply(this.db);
       result = this.db.transaction(() => fn(this.context(events))).immediate();
     } catch (error) {
@@ -182,6 +186,7 @@ export class Store {
   writeFile(path: string, text: string): OutputFile {
     if (!this.state.ok) throw persistenceFailedError(this.state);
     try {
+      this.fileGuard.check();
       return writeDurableFile(path, text);
     } catch (error) {
       throw this.diskFailed(error);
@@ -206,6 +211,7 @@ export class Store {
    */
   probeCommit(): boolean {
     try {
+      this.fileGuard.check();
       this.pageLimit?.apply(this.db);
       this.db
         .transaction(() => {

@@ -1,7 +1,8 @@
 /**
  * Disk full during a run (issue 7): the real host process, its store made unable to
  * commit for real, once by SQLite's own SQLITE_FULL (`max_page_count`, under
- * TETHER_FAULTS=1) and once by a full tmpfs (ENOSPC under SQLite). While commits fail:
+ * TETHER_FAULTS=1), once by a full tmpfs (ENOSPC under SQLite), and once by moving the
+ * database file away under the host (its data directory's volume gone). While commits fail:
  * every command answers `persistence_failed`, remotes are told, nothing more happens, reads
  * work. Once space returns: the stopped run is recorded as interrupted, queued runs run,
  * new commands apply.
@@ -15,6 +16,7 @@ import {
   openSync,
   closeSync,
   realpathSync,
+  renameSync,
   rmSync,
   unlinkSync,
   writeFileSync,
@@ -91,6 +93,8 @@ interface DiskControl {
   fill(): void;
   /** Gives the room back. */
   free(): void;
+  /** What the host says failed (default: SQLite's or the disk's code). */
+  readonly failure?: RegExp;
 }
 
 async function setUp(options: { dataDir?: string; env?: Record<string, string> }) {
@@ -158,8 +162,9 @@ async function diskFullDuringARun(
     ok: false,
     error: { code: 'persistence_failed', retryable: true },
   });
+  const failure = disk.failure ?? /SQLITE_|ENOSPC/;
   const failed = await waitFor(channel, isStatus('failed'));
-  expect(failed.message).toMatch(/SQLITE_|ENOSPC/);
+  expect(failed.message).toMatch(failure);
 
   // Every command is refused, untried; reads go on.
   const cancel = await channel.request('run.cancel', {
@@ -177,7 +182,7 @@ async function diskFullDuringARun(
   expect(small).toMatchObject({ ok: false, error: { code: 'persistence_failed' } });
   const info = await channel.call('host.info');
   expect(info['persistence']).toMatchObject({ ok: false });
-  expect(String((info['persistence'] as { message?: unknown }).message)).toMatch(/SQLITE_|ENOSPC/);
+  expect(String((info['persistence'] as { message?: unknown }).message)).toMatch(failure);
   const listed = (await channel.call('runs.list', {})) as { runs: { id: string; state: string }[] };
   expect(listed.runs.find((run) => run.id === runC)?.state).toBe('queued');
   const got = (await channel.call('run.get', { runId: runA })) as { run: { state: string } };
@@ -246,6 +251,20 @@ describe('disk full during a run', () => {
     const log = readFileSync(join(ctx.host.dataDir, 'logs', 'host.log'), 'utf8');
     expect(log.match(/the store cannot commit: commands are refused/g)).toHaveLength(1);
     expect(log.match(/commits work again/g)).toHaveLength(1);
+  }, 90_000);
+
+  it('the database file moved away under the host (its volume gone), then back: the same', async () => {
+    const ctx = await setUp({});
+    // SQLite would go on committing into the file it holds open, which nobody would open
+    // again: everything after the move would be lost at the next start.
+    const db = join(ctx.host.dataDir, 'tether.db');
+    const away = join(ctx.host.dataDir, 'tether.db.moved-away');
+    await diskFullDuringARun(ctx, {
+      method: 'database file moved',
+      fill: () => renameSync(db, away),
+      free: () => renameSync(away, db),
+      failure: /ESTALE: the database file .*tether\.db was removed while the host ran/,
+    });
   }, 90_000);
 
   it('the disk itself is full (a tmpfs of a few MB): the same, from ENOSPC under SQLite', async (test) => {
