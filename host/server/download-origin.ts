@@ -42,9 +42,9 @@ function httpsOrigin(value: string | undefined): string | undefined {
 
 /**
  * The origin of `request`. TLS is secure on whatever `Host` it names. Behind a loopback
- * reverse proxy (`tailscale serve`), the proxy's `X-Forwarded-Proto: https` or the
- * browser's `Origin: https://…` makes it secure; its URL is that Origin, else the
- * forwarded or given host. Only a loopback peer is believed about forwarding.
+ * reverse proxy (`tailscale serve`), the proxy's `X-Forwarded-Proto: https`, or a
+ * browser's `Origin: https://…` naming the forwarded or given host, makes it secure on
+ * that host. Only a loopback peer is believed about forwarding.
  */
 export function requestOrigin(request: IncomingMessage): RequestOrigin {
   const host = validHost(header(request, 'host'));
@@ -53,12 +53,16 @@ export function requestOrigin(request: IncomingMessage): RequestOrigin {
     return { url: host === undefined ? null : `https://${host}`, secure: true, loopback: false };
   const peerLoopback = isLoopbackAddress(request.socket.remoteAddress);
   if (peerLoopback) {
+    const name = validHost(header(request, 'x-forwarded-host')) ?? host;
+    const own = name === undefined ? undefined : httpsOrigin(`https://${name}`);
+    // The Origin is the page's: an app served by another host that opens this host's
+    // socket sends its own origin, which says nothing about how this host was reached.
     const origin = httpsOrigin(header(request, 'origin'));
-    const forwardedHost = validHost(header(request, 'x-forwarded-host'));
-    if (header(request, 'x-forwarded-proto')?.toLowerCase() === 'https' || origin !== undefined) {
-      const name = forwardedHost ?? host;
-      const url = origin ?? (name === undefined ? null : `https://${name}`);
-      return { url, secure: url !== null, loopback: false };
+    if (
+      header(request, 'x-forwarded-proto')?.toLowerCase() === 'https' ||
+      (origin !== undefined && origin === own)
+    ) {
+      return { url: own ?? null, secure: own !== undefined, loopback: false };
     }
   }
   const loopback = peerLoopback && host !== undefined && LOOPBACK_HOST.test(host);
