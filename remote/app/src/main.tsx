@@ -2,6 +2,7 @@
  * The app's entry: registers the service worker, opens IndexedDB, starts the model and
  * renders the app. A `#pair=` link is taken before anything reads the hash as a route.
  */
+import './zod-jitless.js';
 import { render } from 'preact';
 import { registerSW } from 'virtual:pwa-register';
 import { browserWebSocketFactory, IndexedDbStorage } from '../../../remote/client/browser/index.js';
