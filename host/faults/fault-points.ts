@@ -84,14 +84,19 @@ export function armFaultPoints(
 
 /**
  * Marks a crash window. When it is the armed point and this is its n-th arrival, writes
- * `fault point <name> reached: killing` to stderr and SIGKILLs the host: no cleanup, no
- * flush, nothing after this line runs. Otherwise does nothing.
+ * `fault point <name> reached: killing` to stderr (when it can: a failed write is ignored)
+ * and SIGKILLs the host: no cleanup, no flush, nothing after this line runs. Otherwise does
+ * nothing.
  */
 export function faultPoint(name: FaultPointName): void {
   if (plan === null || plan.point !== name) return;
   arrivals += 1;
   if (arrivals < plan.hit) return;
-  // Synchronous, so the line is out before the signal lands.
-  writeSync(2, `fault point ${name} reached: killing\n`);
+  try {
+    // Synchronous, so the line is out before the signal lands.
+    writeSync(2, `fault point ${name} reached: killing\n`);
+  } catch {
+    // EAGAIN on a full non-blocking pipe, EPIPE, a closed fd: the host must die all the same.
+  }
   process.kill(process.pid, 'SIGKILL');
 }
