@@ -53,7 +53,11 @@ export interface FaultHost {
   readonly paired: PairedHost;
   /** The channel of the current host process (reopened by {@link FaultHost.restartClean}). */
   readonly channel: RawChannel;
-  /** Resolves once the armed point has killed the host (its stderr line seen). */
+  /**
+   * Resolves once the armed point has killed the host: the process ended by SIGKILL and
+   * its stderr line was printed. Throws when it ended any other way, so a point that
+   * failed to kill is not hidden by the graceful stop of {@link FaultHost.restartClean}.
+   */
   died(timeoutMs?: number): Promise<void>;
   /** Starts the host again without any fault env, and opens a new channel. */
   restartClean(): Promise<void>;
@@ -158,8 +162,15 @@ export async function startFaultHost(options: FaultHostOptions = {}): Promise<Fa
       return channel;
     },
     async died(timeoutMs = 20_000) {
+      const exit = await until('the host to exit', () => host.exit() ?? undefined, timeoutMs);
+      if (exit.signal !== 'SIGKILL') {
+        throw new Error(
+          `the host ended by ${exit.signal ?? `exit code ${exit.code}`}, not SIGKILL:\n${host.output()}`,
+        );
+      }
+      // stderr may still be draining when the exit is reported.
       const line = `fault point ${options.point} reached: killing`;
-      await until(line, () => (host.output().includes(line) ? true : undefined), timeoutMs);
+      await until(line, () => (host.output().includes(line) ? true : undefined), 2_000);
     },
     async restartClean() {
       channel.socket.socket.terminate();

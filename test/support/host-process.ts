@@ -26,6 +26,12 @@ export interface Offer {
   expiresAt: number;
 }
 
+/** How a host process ended: its exit code, or the signal that killed it. */
+export interface HostExit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
 export interface HostProcess {
   /** `http://127.0.0.1:PORT` (the same port across restarts). */
   readonly url: string;
@@ -38,6 +44,8 @@ export interface HostProcess {
   pairLink(origin?: string): Promise<string>;
   /** Calls the admin API (loopback, with the token). */
   admin(method: 'GET' | 'POST', path: string, body?: unknown): Promise<Response>;
+  /** How the current process ended; null while it runs. */
+  exit(): HostExit | null;
   /** SIGTERM and wait for a clean exit; resolves with the exit code. */
   stop(): Promise<number | null>;
   /** SIGKILL: no cleanup, as a crash. */
@@ -58,7 +66,8 @@ export async function startHostProcess(options: HostProcessOptions = {}): Promis
   mkdirSync(workspace);
   writeFileSync(join(workspace, 'README.md'), '# A workspace for tests\n');
   let child: ChildProcessWithoutNullStreams | null = null;
-  let exited: Promise<number | null> = Promise.resolve(null);
+  let exited: Promise<HostExit> = Promise.resolve({ code: null, signal: null });
+  let exit: HostExit | null = null;
   let output = '';
   let port = 0;
 
@@ -91,7 +100,13 @@ export async function startHostProcess(options: HostProcessOptions = {}): Promis
     const from = output.length;
     started.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
     started.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    exited = new Promise((resolve) => started.on('exit', (code) => resolve(code)));
+    exit = null;
+    exited = new Promise((resolve) =>
+      started.on('exit', (code, signal) => {
+        exit = { code, signal };
+        resolve(exit);
+      }),
+    );
     return new Promise<string>((resolve, reject) => {
       const check = () => {
         const match = /listening on (http:\/\/127\.0\.0\.1:(\d+))/.exec(output.slice(from));
@@ -102,8 +117,8 @@ export async function startHostProcess(options: HostProcessOptions = {}): Promis
         setTimeout(check, 10);
       };
       check();
-      void exited.then((code) =>
-        reject(new Error(`the host exited (${code}) before listening:\n${output}`)),
+      void exited.then(({ code, signal }) =>
+        reject(new Error(`the host exited (${signal ?? code}) before listening:\n${output}`)),
       );
     });
   };
@@ -128,7 +143,7 @@ export async function startHostProcess(options: HostProcessOptions = {}): Promis
   const stop = async () => {
     if (child === null) return null;
     child.kill('SIGTERM');
-    const code = await exited;
+    const { code } = await exited;
     child = null;
     return code;
   };
@@ -139,6 +154,7 @@ export async function startHostProcess(options: HostProcessOptions = {}): Promis
     dataDir,
     workspace,
     output: () => output,
+    exit: () => exit,
     offer,
     pairLink: async (origin?: string) => (await offer(origin)).link,
     admin,
