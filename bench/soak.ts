@@ -1,8 +1,10 @@
 /**
  * Soak (issue 7): the chaos workload for `--minutes N` (default 10) against the real host
  * process: three remotes send commands in rounds while their sockets drop at random, and
- * the host restarts after each round (SIGTERM and SIGKILL in turn). Every 30 s it prints
- * commands/s, events/s, the host's RSS and any broken invariant; then a summary.
+ * in each round the host restarts (SIGTERM and SIGKILL in turn) at a random point, with
+ * commands in flight. Every 30 s it prints commands/s, events/s, the host's RSS and any
+ * broken invariant; then a summary. A settle that times out counts as a broken invariant;
+ * the exit code is 1 when any broke.
  *
  *     npm run bench:soak -- --minutes 2
  */
@@ -11,7 +13,7 @@ import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { ChaosWorkload, type ChaosHost } from './chaos-workload.js';
+import { ChaosWorkload, seeded, type ChaosHost } from './chaos-workload.js';
 import { startZeroLatencyModel } from './zero-latency-model.js';
 
 const bin = new URL('../../bin/tether.js', import.meta.url).pathname;
@@ -71,19 +73,27 @@ class SoakHost implements ChaosHost {
           TETHER_MODEL: 'bench',
           TETHER_MODEL_API_KEY: 'sk-bench',
         },
-        // The host logs to <data>/logs/host.log too; its stderr would drown the figures.
-        stdio: ['ignore', 'pipe', 'ignore'],
+        // The host logs to <data>/logs/host.log too; its stderr would drown the figures,
+        // so only its tail is kept, for a start that fails.
+        stdio: ['ignore', 'pipe', 'pipe'],
       },
     );
     this.child = child;
     this.url = await new Promise<string>((resolve, reject) => {
       let out = '';
+      let errTail = '';
+      child.stderr?.on(
+        'data',
+        (chunk: Buffer) => (errTail = (errTail + chunk.toString()).slice(-2000)),
+      );
       child.stdout?.on('data', (chunk: Buffer) => {
         out += chunk.toString();
         const match = /listening on (http:\/\/127\.0\.0\.1:(\d+))/.exec(out);
         if (match) resolve(match[1]!);
       });
-      child.once('exit', (code) => reject(new Error(`the host exited (${code}) before listening`)));
+      child.once('exit', (code) =>
+        reject(new Error(`the host exited (${code}) before listening:\n${errTail}`)),
+      );
     });
     this.port = Number(new URL(this.url).port);
   }
@@ -145,28 +155,44 @@ async function main(): Promise<void> {
     last = { at: now, answered: workload.answered, events: workload.eventsReceived };
   };
   const timer = setInterval(report, REPORT_MS);
-  let round = 0;
+  // A stream of its own, so the restart points do not shift the workload's choices.
+  const random = seeded(seed + 1000);
+  let restarts = 0;
+  let inFlightAtRestarts = 0;
   while (Date.now() < endAt) {
-    await workload.sendCommands(ROUND_COMMANDS);
-    round++;
-    if (Date.now() >= endAt) break;
-    await host.stop(round % 2 === 1 ? 'SIGTERM' : 'SIGKILL');
+    const roundStart = workload.sent;
+    const sending = workload.sendCommands(ROUND_COMMANDS);
+    // 10–90 % of the round sent, so the restart lands on commands still unanswered.
+    const restartAt = roundStart + Math.floor(ROUND_COMMANDS * (0.1 + 0.8 * random()));
+    while (workload.sent < restartAt) await new Promise((resolve) => setTimeout(resolve, 5));
+    inFlightAtRestarts += workload.sent - workload.answered;
+    restarts++;
+    await host.stop(restarts % 2 === 1 ? 'SIGTERM' : 'SIGKILL');
     await host.start();
+    await sending;
     // Runs are slower than answers: let the queue drain so it does not grow all along.
-    await workload.settle(120_000);
+    if (!(await workload.settle(120_000))) {
+      broken++;
+      console.log(`round ${restarts}: not settled in 120 s (runs still queued or streams behind)`);
+    }
   }
   workload.stopDropping();
   const settled = await workload.settle(180_000);
   clearInterval(timer);
-  if (settled) report(true);
-  else console.log('the host did not finish its queued runs in time: the final check is skipped');
+  if (!settled) {
+    broken++;
+    console.log('not settled in 180 s (runs still queued or streams behind): the check is partial');
+  }
+  // Unsettled, every command answered and every stream at the head cannot be asked for.
+  report(settled);
   const total = (Date.now() - startedAt) / 1000;
   console.log(
     [
       `summary: ${total.toFixed(0)} s`,
       `${workload.sent} commands (${(workload.answered / total).toFixed(1)}/s)`,
       `${workload.eventsReceived} events received (${(workload.eventsReceived / total).toFixed(1)}/s)`,
-      `${workload.drops} socket drops, ${round - 1} host restarts`,
+      `${workload.drops} socket drops`,
+      `${restarts} host restarts with ${inFlightAtRestarts} commands in flight at them`,
       `host RSS min ${Math.min(...rss).toFixed(1)} / max ${Math.max(...rss).toFixed(1)} MiB`,
       `broken invariants ${broken}`,
     ].join(' · '),
