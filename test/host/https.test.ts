@@ -4,14 +4,16 @@
  * the local commands over HTTPS, and the certificate reused across restarts and
  * re-issued when it nears its end.
  */
-import { X509Certificate } from 'node:crypto';
+import { createPrivateKey, X509Certificate } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { get, request as httpsRequest } from 'node:https';
-import { tmpdir } from 'node:os';
+import { networkInterfaces, tmpdir } from 'node:os';
+import { connect as tlsConnect, createServer as createTlsServer } from 'node:tls';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { startHost, type RunningHost } from '../../host/cli/start-host.js';
+import { issueServerCertificate } from '../../host/tls/certificates.js';
 import {
   loadOrCreateLocalTls,
   localHostName,
@@ -93,6 +95,58 @@ describe('the local CA and server certificate', () => {
     for (const file of ['ca.key.pem', 'server.key.pem']) {
       expect(statSync(join(tlsDir(dataDir), file)).mode & 0o777).toBe(0o600);
     }
+  });
+
+  it('name every private LAN address of this machine, IPv4 ones checked by their ranges here', () => {
+    const san = new X509Certificate(readFileSync(join(tlsDir(dataDir), 'server.pem'), 'utf8'))
+      .subjectAltName;
+    const lan = Object.values(networkInterfaces())
+      .flat()
+      .filter((address) => address !== undefined && !address.internal && address.family === 'IPv4')
+      .map((address) => address!.address)
+      .filter((ip) => /^(10\.|192\.168\.|169\.254\.|172\.(1[6-9]|2\d|3[01])\.)/.test(ip));
+    for (const ip of lan) expect(san).toContain(`IP Address:${ip}`);
+  });
+
+  it('are refused, by a TLS client trusting the CA, for names outside its name constraints', async () => {
+    const dir = tlsDir(dataDir);
+    const ca = {
+      key: createPrivateKey(readFileSync(join(dir, 'ca.key.pem'))),
+      cert: new X509Certificate(caPem),
+    };
+    // The CA's own key, as a thief would use it: for a public name, and for a .local one.
+    const verdict = async (names: { dns: string[]; ips: string[] }) => {
+      const issued = issueServerCertificate(names, ca);
+      const server = createTlsServer({ key: issued.keyPem, cert: issued.certPem }, (socket) =>
+        socket.end(),
+      );
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      const { port } = server.address() as { port: number };
+      try {
+        return await new Promise<string>((resolve) => {
+          const socket = tlsConnect({
+            port,
+            host: '127.0.0.1',
+            ca: caPem,
+            checkServerIdentity: () => undefined,
+          });
+          socket.once('secureConnect', () => {
+            socket.destroy();
+            resolve('trusted');
+          });
+          socket.once('error', (error: NodeJS.ErrnoException) =>
+            resolve(`${error.code}: ${error.message}`),
+          );
+        });
+      } finally {
+        server.close();
+      }
+    };
+    expect(await verdict({ dns: ['tether-test.local'], ips: ['192.168.1.20'] })).toBe('trusted');
+    expect(await verdict({ dns: ['bank.example.com'], ips: [] })).toMatch(
+      /permitted subtree violation/,
+    );
+    expect(await verdict({ dns: [], ips: ['8.8.8.8'] })).toMatch(/permitted subtree violation/);
   });
 
   it('serve /v1/health over HTTPS to a client trusting only the CA', async () => {
