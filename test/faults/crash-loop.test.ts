@@ -5,8 +5,9 @@
  * client stays subscribed throughout and submits through its outbox. A run interrupted by
  * a kill is continued (`run.continue`) until a continuation ends on its own.
  *
- * Afterwards: every run is terminal, no line was appended twice, seq only ever rose, and
- * every event the client received is in the store, unchanged, in the same order.
+ * Afterwards: every run is terminal, no line was appended twice, seq only ever rose,
+ * every event the client received is in the store, unchanged, in the same order, and no
+ * command's process group is alive or left to kill.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,13 +16,20 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { Event } from '../../protocol/index.js';
 import { TetherClient } from '../../remote/client/index.js';
 import { FileStorage, nodeWebSocketFactory } from '../../remote/client/node/index.js';
-import { markCommand, startFaultHost, until, type FaultHost } from '../support/fault-host.js';
+import { MARK_SCRIPT, startFaultHost, until, type FaultHost } from '../support/fault-host.js';
 import { textTurn, toolCallTurn } from '../support/scripted-model-server.js';
 
 const RUNS = 200;
 /** Chance that a run's submission is followed by a kill, and the latest moment for it. */
 const KILL_CHANCE = 0.07;
 const KILL_WITHIN_MS = 300;
+/**
+ * The latest moment for a kill aimed at a command, after its tool.started reached the
+ * client: the command waits 50 ms before it appends, so such kills land before the line,
+ * after it, or after the exit but before the result committed.
+ */
+const AIMED_KILL_WITHIN_MS = 120;
+const SLOW_MARK_SCRIPT = `sleep 0.05\n${MARK_SCRIPT}`;
 const TERMINAL = new Set(['succeeded', 'failed', 'cancelled', 'interrupted']);
 
 /** mulberry32: a small seeded PRNG, so a failing schedule can be replayed. */
@@ -34,6 +42,17 @@ function prng(seed: number): () => number {
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
+}
+
+/** True while any process of the group exists, by kill(-pgid, 0). */
+function groupAlive(pgid: number): boolean {
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ESRCH') return false;
+    throw error;
+  }
 }
 
 let fault: FaultHost | undefined;
@@ -51,7 +70,7 @@ describe('the crash loop', () => {
     const seed = Number(process.env['TETHER_CRASH_SEED'] ?? Date.now() % 2 ** 31);
     console.log(`crash loop seed: ${seed} (TETHER_CRASH_SEED=${seed} replays the schedule)`);
     const random = prng(seed);
-    const host = await startFaultHost();
+    const host = await startFaultHost({ scripts: { 'slow-mark.sh': SLOW_MARK_SCRIPT } });
     fault = host;
     client = new TetherClient({
       storage: new FileStorage(join(root, 'client.json')),
@@ -66,6 +85,7 @@ describe('the crash loop', () => {
     const received: Event[] = [];
     const finished = new Map<string, string>();
     const idle = new Set<string>();
+    const started = new Set<string>();
     const subscription = connection.subscribeEvents(
       {},
       {
@@ -77,6 +97,7 @@ describe('the crash loop', () => {
               finished.set(event.runId, event.payload.state);
             }
             if (event.type === 'session.idle' && event.runId !== null) idle.add(event.runId);
+            if (event.type === 'tool.started' && event.runId !== null) started.add(event.runId);
           }
         },
       },
@@ -95,13 +116,30 @@ describe('the crash loop', () => {
       const tag = `run-${index}`;
       host.model.push(
         toolCallTurn([
-          { id: `call_${tag}`, name: 'run_command', arguments: JSON.stringify(markCommand(tag)) },
+          {
+            id: `call_${tag}`,
+            name: 'run_command',
+            arguments: JSON.stringify({ command: `sh slow-mark.sh ${tag}` }),
+          },
         ]),
         textTurn('Done.'),
       );
       const submitted = connection.submit('run.submit', { input: { text: `Append ${tag}` } });
-      if (random() < KILL_CHANCE) {
-        await new Promise((resolve) => setTimeout(resolve, random() * KILL_WITHIN_MS));
+      const kill = random() < KILL_CHANCE;
+      // Half the kills aim at the command: within a few ms of its tool.started, when
+      // the line may or may not have been appended yet.
+      const aimed = kill && random() < 0.5;
+      if (aimed) {
+        const { runId: target } = await submitted;
+        await until(
+          `tool.started or the end of ${target}`,
+          () => (started.has(target) || idle.has(target) ? true : undefined),
+          60_000,
+        );
+      }
+      if (kill) {
+        const withinMs = aimed ? AIMED_KILL_WITHIN_MS : KILL_WITHIN_MS;
+        await new Promise((resolve) => setTimeout(resolve, random() * withinMs));
         await host.host.kill();
         kills++;
         await host.host.restart();
@@ -116,7 +154,19 @@ describe('the crash loop', () => {
         continuations++;
       }
     }
-    console.log(`crash loop: ${RUNS} runs, ${kills} kills, ${continuations} continuations`);
+    const unknown = host.query(
+      (db) =>
+        (
+          db.prepare("SELECT count(*) AS n FROM tool_calls WHERE state = 'unknown'").get() as {
+            n: number;
+          }
+        ).n,
+    );
+    console.log(
+      `crash loop: ${RUNS} runs, ${kills} kills (${unknown} while a command ran), ${continuations} continuations`,
+    );
+    // 0.93^200: a schedule without a kill is a one-in-two-million seed, not a pass.
+    expect(kills).toBeGreaterThan(0);
 
     const stored = host.events();
     const head = stored.at(-1)!.seq;
@@ -138,6 +188,22 @@ describe('the crash loop', () => {
     );
     expect(calls.filter((call) => !TERMINAL.has(call.state) && call.state !== 'unknown')).toEqual(
       [],
+    );
+
+    // No command outlives the loop: each group is gone, and none is left to kill.
+    const groups = host.query(
+      (db) =>
+        db
+          .prepare('SELECT process_group AS pgid FROM tool_calls WHERE process_group IS NOT NULL')
+          .all() as { pgid: number }[],
+    );
+    await until('every command’s process group to be gone', () =>
+      groups.every(({ pgid }) => !groupAlive(pgid)) ? true : undefined,
+    );
+    await until('no orphaned group left to kill', () =>
+      host.query((db) => db.prepare('SELECT 1 FROM orphan_groups').all()).length === 0
+        ? true
+        : undefined,
     );
 
     const lines = host.markerLines();
