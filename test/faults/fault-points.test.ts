@@ -5,7 +5,15 @@
  */
 import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -335,6 +343,48 @@ describe('fault settings at start', () => {
     });
     expect(hit).toMatchObject({ status: 2, created: false });
     expect(hit.stderr).toContain('TETHER_FAULT_HIT: expected a positive integer');
+  });
+
+  /** A process that arms `env` and reaches `tool-ready` twice, its stderr as given. */
+  function reachPoint(env: Record<string, string>, stderr: number | 'pipe') {
+    const faults = new URL('../../dist/host/faults/index.js', import.meta.url).href;
+    const script = [
+      `import { armFaultPoints, faultPoint } from ${JSON.stringify(faults)};`,
+      `armFaultPoints(${JSON.stringify(env)});`,
+      "faultPoint('tool-ready');",
+      "faultPoint('tool-ready');",
+      "process.stdout.write('went on');",
+    ].join('\n');
+    return spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+      stdio: ['ignore', 'pipe', stderr],
+      encoding: 'utf8',
+      timeout: 20_000,
+    });
+  }
+
+  it('are inert without TETHER_FAULTS=1 and a point, and kill at the hit asked for', () => {
+    expect(reachPoint({}, 'pipe')).toMatchObject({ status: 0, signal: null, stdout: 'went on' });
+    const second = reachPoint(
+      { TETHER_FAULTS: '1', TETHER_FAULT_POINT: 'tool-ready', TETHER_FAULT_HIT: '2' },
+      'pipe',
+    );
+    expect(second).toMatchObject({ status: null, signal: 'SIGKILL', stdout: '' });
+    expect(second.stderr).toBe('fault point tool-ready reached: killing\n');
+  });
+
+  it('kill even when their line cannot be written to stderr', () => {
+    const root = mkdtempSync(join(tmpdir(), 'tether-fault-stderr-'));
+    const readOnly = join(root, 'read-only');
+    writeFileSync(readOnly, '');
+    const fd = openSync(readOnly, 'r');
+    try {
+      // A write to fd 2 now fails (EBADF), as one to a full non-blocking pipe would.
+      const run = reachPoint({ TETHER_FAULTS: '1', TETHER_FAULT_POINT: 'tool-ready' }, fd);
+      expect(run).toMatchObject({ status: null, signal: 'SIGKILL', stdout: '' });
+    } finally {
+      closeSync(fd);
+      rmSync(root, { recursive: true, force: true });
+    }
   });
 });
 
