@@ -16,7 +16,13 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { Event } from '../../protocol/index.js';
 import { TetherClient } from '../../remote/client/index.js';
 import { FileStorage, nodeWebSocketFactory } from '../../remote/client/node/index.js';
-import { MARK_SCRIPT, startFaultHost, until, type FaultHost } from '../support/fault-host.js';
+import {
+  groupAlive,
+  MARK_SCRIPT,
+  startFaultHost,
+  until,
+  type FaultHost,
+} from '../support/fault-host.js';
 import { textTurn, toolCallTurn } from '../support/scripted-model-server.js';
 
 const RUNS = 200;
@@ -42,17 +48,6 @@ function prng(seed: number): () => number {
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
-}
-
-/** True while any process of the group exists, by kill(-pgid, 0). */
-function groupAlive(pgid: number): boolean {
-  try {
-    process.kill(-pgid, 0);
-    return true;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ESRCH') return false;
-    throw error;
-  }
 }
 
 let fault: FaultHost | undefined;

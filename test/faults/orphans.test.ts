@@ -9,7 +9,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startFaultHost, until, type FaultHost } from '../support/fault-host.js';
+import { groupAlive, startFaultHost, until, type FaultHost } from '../support/fault-host.js';
 import { textTurn, toolCallTurn } from '../support/scripted-model-server.js';
 
 // A background sleep (same process group) whose pid is written down, then a foreground one.
@@ -28,17 +28,6 @@ afterEach(async () => {
   await fault?.dispose();
   fault = undefined;
 });
-
-/** True while any process of the group exists (zombies included), by kill(-pgid, 0). */
-function groupAlive(pgid: number): boolean {
-  try {
-    process.kill(-pgid, 0);
-    return true;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ESRCH') return false;
-    throw error;
-  }
-}
 
 /** Starts a run of `sh orphan.sh`, SIGKILLs the host once it runs, and returns the group. */
 async function orphanedCommand(script = ORPHAN_SCRIPT): Promise<{

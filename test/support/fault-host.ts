@@ -24,6 +24,17 @@ export function markCommand(tag: string): { command: string } {
   return { command: `sh mark.sh ${tag}` };
 }
 
+/** True while any process of the group exists (zombies included), by kill(-pgid, 0). */
+export function groupAlive(pgid: number): boolean {
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ESRCH') return false;
+    throw error;
+  }
+}
+
 export interface FaultHostOptions {
   /** The fault point that kills the host (none: a plain host, killed from outside). */
   point?: string;
