@@ -2,8 +2,9 @@
  * The phone flow in headless Chromium against the real host process: pair through the
  * link, submit, watch the answer stream, approve the command on one device while a second
  * device watches the same run, see the run finish and the session free only at
- * `session.idle`; then revoke this device from the page. Screenshots at iPhone size of the
- * pair screen, a run waiting for approval and the runs list go to test-results/screenshots.
+ * `session.idle`; then revoke this device from the page, which asks to confirm first.
+ * Screenshots at iPhone size of the pair screen, a run waiting for approval and the runs
+ * list go to test-results/screenshots.
  */
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -158,11 +159,10 @@ describe('the PWA in Chromium against the real host', () => {
     await saveScreenshot(phone.page, 'runs-list');
   }, 90_000);
 
-  it('revokes this device from the devices screen: the page says so and returns to pairing', async () => {
+  it('revokes this device from the devices screen after a confirming tap: the page says so and returns to pairing', async () => {
     const phoneId = storeDevices(app.dataDir).find(
       (device) => device.name === 'Test iPhone',
     )!.deviceId;
-    phone.page.on('dialog', (dialog) => void dialog.accept());
     await byTestId(phone.page, 'nav-devices').click();
     await visible(byTestId(phone.page, 'devices-screen'));
     // The rows come with the devices.list answer, after the screen itself.
@@ -171,7 +171,15 @@ describe('the PWA in Chromium against the real host', () => {
     expect(await current.getAttribute('data-device-id')).toBe(phoneId);
     await visible(byTestId(current, 'device-last-seen'));
 
+    // Revoking this device asks once more on the page; keeping it revokes nothing.
     await byTestId(current, 'device-revoke').click();
+    await byTestId(current, 'device-revoke-cancel').click();
+    await byTestId(current, 'device-revoke').click();
+    await visible(byTestId(current, 'device-revoke-confirm'));
+    expect(storeDevices(app.dataDir).every((device) => !device.revoked)).toBe(true);
+    expect(storeEvents(app.dataDir).filter((event) => event.type === 'device.revoked')).toEqual([]);
+
+    await byTestId(current, 'device-revoke-confirm').click();
     await visible(byTestId(phone.page, 'revoked-notice'));
     await visible(byTestId(phone.page, 'pair-screen'));
     expect(storeDevices(app.dataDir).map(({ name, revoked }) => ({ name, revoked }))).toEqual([

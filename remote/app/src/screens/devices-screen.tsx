@@ -1,6 +1,6 @@
 /**
  * The devices paired with each host, with when each was last seen; revoke any of them.
- * Revoking this device makes the app forget that host.
+ * Revoking this device takes a second tap to confirm, and makes the app forget that host.
  */
 import { useEffect, useState } from 'preact/hooks';
 import { type Device, TetherError } from '../../../../protocol/index.js';
@@ -29,6 +29,7 @@ function HostDevices({ host }: { host: HostView }) {
   const now = useNow();
   const action = useAction();
   const [listed, setListed] = useState<readonly Device[] | undefined>(undefined);
+  const [confirming, setConfirming] = useState(false);
   const connected = host.status.state === 'open';
   useEffect(() => {
     if (!connected) return;
@@ -94,15 +95,37 @@ function HostDevices({ host }: { host: HostView }) {
                       : ago(device.lastSeenAt, now)}
                 </span>
               </span>
-              <button
-                type="button"
-                class="button danger-outline small"
-                data-testid="device-revoke"
-                disabled={action.busy !== undefined}
-                onClick={() => revoke(device)}
-              >
-                Revoke
-              </button>
+              {self && confirming ? (
+                <>
+                  <button
+                    type="button"
+                    class="button danger-outline small"
+                    data-testid="device-revoke-confirm"
+                    disabled={action.busy !== undefined}
+                    onClick={() => revoke(device)}
+                  >
+                    Revoke this device
+                  </button>
+                  <button
+                    type="button"
+                    class="button small"
+                    data-testid="device-revoke-cancel"
+                    onClick={() => setConfirming(false)}
+                  >
+                    Keep
+                  </button>
+                </>
+              ) : (
+                <button
+                  type="button"
+                  class="button danger-outline small"
+                  data-testid="device-revoke"
+                  disabled={action.busy !== undefined}
+                  onClick={() => (self ? setConfirming(true) : revoke(device))}
+                >
+                  Revoke
+                </button>
+              )}
             </li>
           );
         })}
