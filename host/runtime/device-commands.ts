@@ -55,7 +55,12 @@ export function recordPairedDevice(
       lastSeenAt: null,
       revokedAt: null,
     });
-    tx.append({ type: 'device.paired', payload: { deviceId: device.deviceId, name: device.name } });
+    // `platform` goes beyond PROTOCOL.md's {deviceId, name}: with it a remote can show the
+    // new device (e.g. who approved) without refetching devices.list.
+    tx.append({
+      type: 'device.paired',
+      payload: { deviceId: device.deviceId, name: device.name, platform: device.platform },
+    });
     return true;
   });
 }

@@ -110,10 +110,10 @@ beforeAll(async () => {
   browser = await launchChromium();
   phone = await openDevice(browser, 'Cut-off iPhone', IPHONE);
   laptop = await openDevice(browser, 'Direct Laptop', { viewport: { width: 1280, height: 800 } });
-  // The laptop first: a device paired later is unnamed on the phone until its next
-  // snapshot (`device.paired` carries no platform, so the event reducer skips it).
-  await pairDevice(laptop, app);
+  // The phone first: it learns of the laptop from its device.paired event alone, and must
+  // name it when the laptop approves.
   await pairDevice(phone, app, proxy.origin);
+  await pairDevice(laptop, app);
 }, 60_000);
 
 afterAll(async () => {

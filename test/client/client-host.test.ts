@@ -100,6 +100,27 @@ describe('the Node client against the real host', () => {
     });
     await connection.subscribeEvents().ready;
 
+    // A device paired meanwhile shows up whole from its device.paired event alone.
+    const tablet = new TetherClient({
+      storage: new FileStorage(join(root, 'tablet.json')),
+      socketFactory: nodeWebSocketFactory(),
+    });
+    const other = await tablet.pair((await host.offer()).link, {
+      name: 'Tablet',
+      platform: 'ipados',
+    });
+    await tablet.close();
+    const withTablet = await stateWhere(
+      connection.state,
+      (state) => state.devices[other.deviceId] !== undefined,
+    );
+    expect(withTablet.devices[other.deviceId]).toMatchObject({
+      name: 'Tablet',
+      platform: 'ipados',
+      revoked: false,
+      current: false,
+    });
+
     const previews: string[] = [];
     const stop = connection.state.subscribe((state) => {
       for (const preview of Object.values(state.previews)) previews.push(preview.text);

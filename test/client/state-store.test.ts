@@ -200,6 +200,29 @@ describe('the state store', () => {
     expect(Object.values(store.state.devices)).toEqual([{ ...phone, revoked: true }]);
   });
 
+  it('adds a device from a device.paired event that names its platform (this host sends it)', () => {
+    const store = new HostStateStore();
+    store.applySnapshot({}, unscopedSnapshot({}), 1);
+    const paired = event(
+      2,
+      'device.paired',
+      { deviceId: 'AAAAAAAAAAAAAAAAAAAAAA', name: 'Tablet', platform: 'ipados' },
+      { sessionId: null, runId: null },
+    );
+    store.applyEvents([paired]);
+    expect(Object.values(store.state.devices)).toEqual([
+      {
+        deviceId: 'AAAAAAAAAAAAAAAAAAAAAA',
+        name: 'Tablet',
+        platform: 'ipados',
+        pairedAt: paired.at,
+        lastSeenAt: null,
+        revoked: false,
+        current: false,
+      },
+    ]);
+  });
+
   it('replaces a session scope from its snapshot', () => {
     const store = new HostStateStore();
     store.applySnapshot(
