@@ -150,6 +150,11 @@ describe('the app offline', () => {
     await visible(byTestId(phone.page, 'stale-marker'));
     const status = await byTestId(phone.page, 'connection-banner').getAttribute('data-status');
     expect(['offline', 'reconnecting', 'connecting']).toContain(status);
+    // Not "last seen now" for this device while nothing reaches the host.
+    await byTestId(phone.page, 'nav-devices').click();
+    const self = byTestId(phone.page, 'device-row', { current: 'true' });
+    expect(await self.getByTestId('device-last-seen').textContent()).not.toMatch(/last seen now/);
+    await byTestId(phone.page, 'nav-runs').click();
 
     await app.host.restart();
     await phone.context.setOffline(false);

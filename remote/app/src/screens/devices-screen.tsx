@@ -88,7 +88,7 @@ function HostDevices({ host }: { host: HostView }) {
                 </span>
                 <span class="row-meta" data-testid="device-last-seen">
                   {device.platform} · last seen{' '}
-                  {self
+                  {self && connected
                     ? 'now'
                     : device.lastSeenAt === null
                       ? 'never'
