@@ -42,21 +42,27 @@ describe('chaos', () => {
     try {
       workload.startDropping(100, 600);
       const sending = workload.sendCommands(COMMANDS - workload.sent);
-      const progress = (share: number) =>
+      // A share of the commands answered and some sockets dropped meanwhile. The drops are
+      // counted, not timed: a busy test process fires the drop timer late (seen: 11 fires
+      // in 20 s), and with the timer alone a run could see almost none.
+      const progress = (share: number, drops: number) =>
         new Promise<void>((resolve) => {
           const check = () =>
-            workload.answered >= COMMANDS * share ? resolve() : setTimeout(check, 50);
+            workload.answered >= COMMANDS * share && workload.drops >= drops
+              ? resolve()
+              : setTimeout(check, 50);
           check();
         });
-      await progress(0.3);
+      await progress(0.3, 2);
       await host.restart();
-      await progress(0.65);
+      await progress(0.65, 4);
       await host.kill();
       await host.restart();
       await sending;
       workload.stopDropping();
       expect(await workload.settle(60_000)).toBe(true);
-      expect(workload.drops).toBeGreaterThan(5);
+      console.log(`chaos: ${workload.drops} socket drops`);
+      expect(workload.drops).toBeGreaterThanOrEqual(4);
       expect(workload.sent).toBe(COMMANDS);
       expect(workload.check(true)).toEqual([]);
     } finally {
