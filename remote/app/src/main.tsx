@@ -30,6 +30,7 @@ async function boot(root: HTMLElement): Promise<void> {
     window.addEventListener('pagehide', () => model.saveNow());
     document.addEventListener('visibilitychange', () => {
       if (document.visibilityState === 'hidden') model.saveNow();
+      else model.pageShown();
     });
     render(<App model={model} initialLink={initialLink} takePairLink={takePairLink} />, root);
     await model.start();

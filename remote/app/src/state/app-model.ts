@@ -163,6 +163,15 @@ export class AppModel {
   }
 
   /**
+   * The page came back into view (an iPhone reopening the app after a while): a host
+   * waiting out a long backoff is tried at once instead of up to 30 s later.
+   */
+  pageShown(): void {
+    if (!this.online()) return;
+    for (const entry of this.hosts.values()) entry.connection.retryNow();
+  }
+
+  /**
    * Writes every host's state due for saving now, when the page is hidden or left
    * (`visibilitychange`, `pagehide`): the delayed write may never come. A write started
    * as the page unloads may still be cut short, hence the short delay of the others.

@@ -1,0 +1,64 @@
+/**
+ * Coming back to the app: a page that failed to reach its host several times waits out a
+ * growing backoff (up to 30 s). When the page comes back into view (`visibilitychange`,
+ * as when an iPhone reopens the app), it tries at once: live again in well under the wait
+ * its banner still announces. The page reaches the host through a proxy that refuses it
+ * (support/cut-off-proxy.ts), with no `offline` event, as on a network that went away.
+ */
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startAppHost, type AppHost } from './support/app-host.js';
+import { byTestId, pairDevice, until, visible } from './support/app-page.js';
+import { IPHONE, launchChromium, openDevice, type Device } from './support/chromium.js';
+import { startCutOffProxy, type CutOffProxy } from './support/cut-off-proxy.js';
+
+/** The shortest announced wait that proves the retry did not come from the timer. */
+const LONG_WAIT_S = 6;
+
+let browser: Browser;
+let app: AppHost;
+let proxy: CutOffProxy;
+let phone: Device;
+
+beforeAll(async () => {
+  app = await startAppHost();
+  proxy = await startCutOffProxy(() => app.origin);
+  browser = await launchChromium();
+  phone = await openDevice(browser, 'Returning iPhone', IPHONE);
+  await pairDevice(phone, app, proxy.origin);
+}, 60_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await proxy?.close();
+  await app?.dispose();
+});
+
+describe('the page coming back into view', () => {
+  it('reconnects at once instead of waiting out its backoff', async () => {
+    const banner = byTestId(phone.page, 'connection-banner');
+    await visible(byTestId(phone.page, 'connection-banner', { status: 'live' }));
+    proxy.cut();
+    // Failures grow the backoff; wait for one that announces a long wait.
+    const announced = await until(
+      `a wait of at least ${LONG_WAIT_S} s`,
+      () => banner.textContent(),
+      (text) => Number(/ in (\d+) s/.exec(text ?? '')?.[1] ?? 0) >= LONG_WAIT_S,
+      90_000,
+    );
+    const shownAt = Date.now();
+    proxy.restore();
+    await phone.page.evaluate(() => document.dispatchEvent(new Event('visibilitychange')));
+    await until(
+      'the banner to say live',
+      () => banner.getAttribute('data-status'),
+      (status) => status === 'live',
+      10_000,
+    );
+    // The timer alone would have waited about the announced seconds (less the few ms
+    // between its start and the banner being read).
+    const tookMs = Date.now() - shownAt;
+    console.log(`page shown: live ${tookMs} ms after "${announced}"`);
+    expect(tookMs, String(announced)).toBeLessThan((LONG_WAIT_S - 2) * 1000);
+  }, 120_000);
+});
