@@ -7,9 +7,7 @@
  * text instead. Each page read shows exactly the file's bytes up to it, and paging stops at
  * the end.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -39,7 +37,6 @@ const COUNT = 200_000;
 /** What `seq 1 200000` prints, built here to check the host's file against. */
 const SEQ_OUTPUT = Array.from({ length: COUNT }, (_, i) => `${i + 1}\n`).join('');
 
-let configDir: string;
 let app: AppHost;
 /** Chromium as usual: pages on the host's loopback origin. */
 let browser: Browser;
@@ -56,10 +53,7 @@ let toolCallId: string;
 let stored: string;
 
 beforeAll(async () => {
-  configDir = mkdtempSync(join(tmpdir(), 'tether-full-output-config-'));
-  const configFile = join(configDir, 'config.json');
-  writeFileSync(configFile, JSON.stringify({ policy: { commands: { allow: [['seq']] } } }));
-  app = await startAppHost({ args: ['--config', configFile] });
+  app = await startAppHost({ config: { policy: { commands: { allow: [['seq']] } } } });
   lanOrigin = `http://${LAN_NAME}:${new URL(app.origin).port}`;
   browser = await launchChromium();
   lanBrowser = await chromium.launch({
@@ -110,7 +104,6 @@ afterAll(async () => {
   await browser?.close();
   await lanBrowser?.close();
   await app?.dispose();
-  if (configDir !== undefined) rmSync(configDir, { recursive: true, force: true });
 });
 
 /** The tool card's full output as shown, once it holds `length` characters. */

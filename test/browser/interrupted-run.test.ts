@@ -6,9 +6,6 @@
  * `tool.reconciled` event) without running anything; Continue starts the continuation,
  * which the page opens and follows to its end.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { textTurn, toolCallTurn } from '../support/scripted-model-server.js';
@@ -29,7 +26,6 @@ const FAULT_LINE = 'fault point tool-spawned reached: killing';
 let browser: Browser;
 let app: AppHost;
 let phone: Device;
-let configDir: string;
 /** The fault switches; emptied before the restart, which reads them again. */
 const faults: Record<string, string> = {
   TETHER_FAULTS: '1',
@@ -38,10 +34,10 @@ const faults: Record<string, string> = {
 
 beforeAll(async () => {
   browser = await launchChromium();
-  configDir = mkdtempSync(join(tmpdir(), 'tether-interrupted-'));
-  const config = join(configDir, 'config.json');
-  writeFileSync(config, JSON.stringify({ policy: { tools: { run_command: 'allow' } } }));
-  app = await startAppHost({ env: faults, args: ['--config', config] });
+  app = await startAppHost({
+    env: faults,
+    config: { policy: { tools: { run_command: 'allow' } } },
+  });
   phone = await openDevice(browser, 'Crash iPhone', IPHONE);
   await pairDevice(phone, app);
 }, 60_000);
@@ -49,7 +45,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await app?.dispose();
-  rmSync(configDir, { recursive: true, force: true });
 });
 
 describe('a run the host died in', () => {

@@ -10,9 +10,6 @@
  * - with the host up, the phone's socket is dropped while a command runs, and the run's
  *   later tool calls are created while the phone retries.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { textTurn, toolCallTurn } from '../support/scripted-model-server.js';
@@ -31,7 +28,6 @@ import { startCutOffProxy, type CutOffProxy } from './support/cut-off-proxy.js';
 import { storeEvents, storeRuns, storeToolCalls } from './support/store-reader.js';
 import { runCommand } from './support/turns.js';
 
-let configDir: string;
 let browser: Browser;
 let app: AppHost;
 let proxy: CutOffProxy;
@@ -101,11 +97,8 @@ async function expectCaughtUp(runId: string, status: 'live' | 'host-restarted'):
 }
 
 beforeAll(async () => {
-  configDir = mkdtempSync(join(tmpdir(), 'tether-catch-up-config-'));
-  const configFile = join(configDir, 'config.json');
   // `sleep` runs without asking; `echo` asks.
-  writeFileSync(configFile, JSON.stringify({ policy: { commands: { allow: [['sleep']] } } }));
-  app = await startAppHost({ args: ['--config', configFile] });
+  app = await startAppHost({ config: { policy: { commands: { allow: [['sleep']] } } } });
   proxy = await startCutOffProxy(() => app.origin);
   browser = await launchChromium();
   phone = await openDevice(browser, 'Cut-off iPhone', IPHONE);
@@ -120,7 +113,6 @@ afterAll(async () => {
   await browser?.close();
   await proxy?.close();
   await app?.dispose();
-  if (configDir !== undefined) rmSync(configDir, { recursive: true, force: true });
 });
 
 describe('the page catching up after being cut off', () => {

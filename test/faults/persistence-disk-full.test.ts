@@ -100,15 +100,9 @@ interface DiskControl {
 async function setUp(options: { dataDir?: string; env?: Record<string, string> }) {
   const model = await startScriptedModelServer();
   cleanups.push(() => model.close());
-  const configDir = realpathSync(mkdtempSync(join(tmpdir(), 'tether-disk-full-')));
-  cleanups.push(() => rmSync(configDir, { recursive: true, force: true }));
-  const config = join(configDir, 'config.json');
-  writeFileSync(config, JSON.stringify({ policy: { tools: { run_command: 'allow' } } }), {
-    mode: 0o600,
-  });
   const host = await startHostProcess({
     model: model.baseUrl,
-    args: ['--config', config],
+    config: { policy: { tools: { run_command: 'allow' } } },
     env: { TETHER_FAULTS: '1', ...options.env },
     ...(options.dataDir === undefined ? {} : { dataDir: options.dataDir }),
   });

@@ -3,8 +3,7 @@
  * the scripted model server, a paired raw channel, and read-only looks into its SQLite
  * store: start it, let the point kill it, restart it without the fault, and inspect.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { z } from 'zod';
@@ -112,16 +111,7 @@ export async function until<T>(
 
 export async function startFaultHost(options: FaultHostOptions = {}): Promise<FaultHost> {
   const model = await startScriptedModelServer();
-  const configDir = mkdtempSync(join(tmpdir(), 'tether-fault-config-'));
   const scripts = { 'mark.sh': MARK_SCRIPT, ...options.scripts };
-  const configFile = join(configDir, 'config.json');
-  writeFileSync(
-    configFile,
-    JSON.stringify({
-      policy: { commands: { allow: Object.keys(scripts).map((name) => ['sh', name]) } },
-      ...options.config,
-    }),
-  );
   // startHostProcess reads `env` at every launch: emptying it makes the restart clean.
   const env: Record<string, string> = {};
   if (options.point !== undefined) {
@@ -131,7 +121,10 @@ export async function startFaultHost(options: FaultHostOptions = {}): Promise<Fa
   }
   const host = await startHostProcess({
     model: model.baseUrl,
-    args: ['--config', configFile],
+    config: {
+      policy: { commands: { allow: Object.keys(scripts).map((name) => ['sh', name]) } },
+      ...options.config,
+    },
     env,
   });
   for (const [name, text] of Object.entries(scripts)) {
@@ -206,7 +199,6 @@ export async function startFaultHost(options: FaultHostOptions = {}): Promise<Fa
       channel.socket.socket.terminate();
       await host.dispose();
       await model.close();
-      rmSync(configDir, { recursive: true, force: true });
     },
   };
 }

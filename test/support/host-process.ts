@@ -18,6 +18,8 @@ export interface HostProcessOptions {
   env?: Record<string, string>;
   /** The data directory (default: `data` in a fresh temp folder); it may exist already. */
   dataDir?: string;
+  /** A config file's content (`--config`), written in the temp folder. */
+  config?: Record<string, unknown>;
 }
 
 export interface Offer {
@@ -65,6 +67,12 @@ export async function startHostProcess(options: HostProcessOptions = {}): Promis
   const workspace = join(root, 'workspace');
   mkdirSync(workspace);
   writeFileSync(join(workspace, 'README.md'), '# A workspace for tests\n');
+  const configArgs: string[] = [];
+  if (options.config !== undefined) {
+    const file = join(root, 'config.json');
+    writeFileSync(file, JSON.stringify(options.config), { mode: 0o600 });
+    configArgs.push('--config', file);
+  }
   let child: ChildProcessWithoutNullStreams | null = null;
   let exited: Promise<HostExit> = Promise.resolve({ code: null, signal: null });
   let exit: HostExit | null = null;
@@ -93,6 +101,7 @@ export async function startHostProcess(options: HostProcessOptions = {}): Promis
       String(port),
       '--workspace',
       workspace,
+      ...configArgs,
       ...(options.args ?? []),
     ];
     const started = spawn(process.execPath, [bin, ...args], { env });

@@ -41,6 +41,8 @@ const Health = z.looseObject({ hostId: z.string() });
 export interface AppHostOptions {
   env?: Record<string, string>;
   args?: string[];
+  /** The host's config file (`--config`), e.g. a policy that allows a command. */
+  config?: Record<string, unknown>;
 }
 
 /**
@@ -56,6 +58,7 @@ export async function startAppHost(options: AppHostOptions = {}): Promise<AppHos
     model: model.baseUrl,
     ...(options.env === undefined ? {} : { env: options.env }),
     ...(options.args === undefined ? {} : { args: options.args }),
+    ...(options.config === undefined ? {} : { config: options.config }),
   });
   const health = await fetch(`${host.url}/v1/health`);
   const { hostId } = Health.parse(await health.json());
