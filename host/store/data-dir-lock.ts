@@ -11,7 +11,6 @@ import { StoreOpenError } from './database.js';
 
 /** Held while the host runs; {@link release} is safe to call more than once. */
 export interface DataDirLock {
-  readonly path: string;
   release(): void;
 }
 
@@ -42,7 +41,6 @@ export function lockDataDir(dataDir: string): DataDirLock {
   }
   let held: Database.Database | undefined = db;
   return {
-    path,
     release() {
       held?.close();
       held = undefined;

@@ -4,7 +4,7 @@
 export { Store, commandArgsDigest } from './store.js';
 export type { WriteContext, CommitListener, StoreOptions, CommandInput } from './store.js';
 export { StoreOpenError } from './database.js';
-export { lockDataDir, type DataDirLock } from './data-dir-lock.js';
+export { lockDataDir } from './data-dir-lock.js';
 export { isDiskFailure, isPersistenceFailed } from './persistence.js';
 export type { PersistenceState, PersistenceListener } from './persistence.js';
 export type { EventScope } from './event-log.js';
@@ -15,5 +15,4 @@ export { SCHEMA_VERSION } from './migrations.js';
 export { writeDurableFile, readFilePage } from './output-files.js';
 export type { FilePage } from './output-files.js';
 export type { StoredDevice } from './devices.js';
-export type { OrphanGroup } from './orphan-groups.js';
 export type { StoredOffer } from './pairing-offers.js';
