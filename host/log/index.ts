@@ -1,6 +1,8 @@
 /**
  * host/log: the structured, redacting logger of the host.
  */
-export { createLogger, logFilePath } from './logger.js';
+export { createLogger, DEFAULT_LOG_ROTATION, logFilePath } from './logger.js';
+export { DEFAULT_LOG_BOUNDS } from './log-bounds.js';
+export type { LogBounds } from './log-bounds.js';
 export { LOG_LEVELS } from './types.js';
-export type { LogFields, LogLevel, Logger, LoggerOptions, LogSink } from './types.js';
+export type { LogFields, LogLevel, Logger, LoggerOptions, LogRotation, LogSink } from './types.js';

@@ -1,6 +1,7 @@
 /**
  * Contracts of the host's structured log.
  */
+import type { LogBounds } from './log-bounds.js';
 
 /** Log levels, least to most severe. */
 export const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
@@ -23,6 +24,21 @@ export interface LoggerOptions {
   sink?: LogSink;
   /** Clock for `at`; defaults to the system clock. */
   now?: () => Date;
+  /** How much of each field an entry keeps (defaults: `DEFAULT_LOG_BOUNDS`). */
+  bounds?: Partial<LogBounds>;
+  /** When `host.log` is rotated, and how many old files are kept (defaults: `DEFAULT_LOG_ROTATION`). */
+  rotation?: Partial<LogRotation>;
+}
+
+/**
+ * Size rotation of `host.log`: before a line would take it past `maxFileBytes`, `host.log.K`
+ * becomes `host.log.K+1` (the oldest, `host.log.<keepFiles>`, is dropped), `host.log`
+ * becomes `host.log.1`, and a new `host.log` is started. At most
+ * `(keepFiles + 1) × maxFileBytes` of log is kept.
+ */
+export interface LogRotation {
+  maxFileBytes: number;
+  keepFiles: number;
 }
 
 /**
@@ -30,7 +46,8 @@ export interface LoggerOptions {
  * file. Fields named like a secret (`apiKey`, `authorization`, `secret`, `seed`, `sk`,
  * `token`, `psk`, `password`) are masked as `"***"`, and so is every occurrence of a
  * registered secret in any string of the line. Fields named `at`, `level` or `msg` are
- * ignored: those three always describe the entry.
+ * ignored: those three always describe the entry. Every entry is cut to its bounds
+ * (`LoggerOptions.bounds`) after masking, saying what was left out.
  */
 export interface Logger {
   debug(msg: string, fields?: LogFields): void;

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import nacl from 'tweetnacl';
@@ -133,5 +133,80 @@ describe('logger', () => {
     again.info('third');
     again.close();
     expect(readFileSync(path, 'utf8').split('\n').filter(Boolean)).toHaveLength(3);
+  });
+
+  it('cuts long strings, long arrays, many keys and deep nesting, saying what it left out', () => {
+    const log = logger();
+    log.registerSecret('sk-live-0123456789abcdef');
+    const deep: Record<string, unknown> = {};
+    let at = deep;
+    for (let i = 0; i < 20; i++) at = at['next'] = {};
+    log.info('m'.repeat(5000), {
+      reason: `${'x'.repeat(3000)} sk-live-0123456789abcdef`,
+      versions: Array.from({ length: 1_000_000 }, (_, i) => i),
+      wide: Object.fromEntries(Array.from({ length: 200 }, (_, i) => [`k${i}`, i])),
+      deep,
+      secretAtTheCut: `${'y'.repeat(2040)}sk-live-0123456789abcdef`,
+    });
+    expect(lines).toHaveLength(1);
+    expect(lines[0]!.length).toBeLessThan(16 * 1024);
+    expect(lines[0]).not.toContain('sk-live');
+    expect(lines[0]).not.toContain('sk-li');
+    const entry = entries()[0]!;
+    expect(entry.msg).toBe(`${'m'.repeat(2048)}…[2952 more chars]`);
+    expect(entry['reason']).toBe(`${'x'.repeat(2048)}…[956 more chars]`);
+    const versions = entry['versions'] as unknown[];
+    expect(versions).toHaveLength(65);
+    expect(versions.at(-1)).toBe('…[999936 more items]');
+    expect(entry['wide']).toMatchObject({ k63: 63, '…': '136 more keys' });
+    expect(JSON.stringify(entry['deep'])).toContain('[too deep]');
+  });
+
+  it('keeps a line within maxLineBytes however many fields are near their bounds', () => {
+    const log = createLogger({
+      level: 'info',
+      sink: { write: (line: string) => lines.push(line) },
+      bounds: { maxLineBytes: 4096 },
+    });
+    log.info(
+      'wide',
+      Object.fromEntries(Array.from({ length: 60 }, (_, i) => [`f${i}`, 'z'.repeat(2000)])),
+    );
+    expect(lines[0]!.length).toBeLessThan(4096);
+    const [entry] = entries();
+    expect(entry?.msg).toBe('wide');
+    expect(entry?.['cut']).toMatch(/^a line of \d+ chars$/);
+  });
+
+  it('rotates host.log by size and keeps at most keepFiles old files, each 0600', () => {
+    const log = createLogger({
+      level: 'info',
+      dataDir,
+      sink: { write: () => undefined },
+      rotation: { maxFileBytes: 10_000, keepFiles: 2 },
+    });
+    for (let i = 0; i < 1000; i++) log.info('line', { i, pad: 'p'.repeat(100) });
+    log.close();
+    const path = logFilePath(dataDir);
+    expect(readdirSync(join(dataDir, 'logs')).sort()).toEqual([
+      'host.log',
+      'host.log.1',
+      'host.log.2',
+    ]);
+    for (const file of [path, `${path}.1`, `${path}.2`]) {
+      expect(statSync(file).size).toBeLessThanOrEqual(10_000);
+      expect(statSync(file).mode & 0o777).toBe(0o600);
+    }
+    expect(existsSync(`${path}.3`)).toBe(false);
+    // The newest lines are in host.log, the ones before in host.log.1, with nothing lost between.
+    const numbers = (file: string) =>
+      readFileSync(file, 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => z.object({ i: z.number() }).loose().parse(JSON.parse(line)).i);
+    const older = numbers(`${path}.1`);
+    const newest = numbers(path);
+    expect(newest.at(-1)).toBe(999);
+    expect(newest[0]).toBe(older.at(-1)! + 1);
   });
 });
