@@ -50,16 +50,44 @@ export const ToolCall = z.looseObject({
 export type ToolCall = z.infer<typeof ToolCall>;
 
 /** What an approval card shows: the command, the diff, or the path (section 6.4). */
+/**
+ * A path outside the workspace that approving the call lets it touch (the command's
+ * folder, the file written), by real path. The approval is bound to exactly this path.
+ */
+export const OutsideAccess = z.looseObject({
+  path: z.string(),
+  access: z.enum(['read', 'write']),
+});
+export type OutsideAccess = z.infer<typeof OutsideAccess>;
+
+/**
+ * `command`: the full command line and the real path of its folder. `write`: the target
+ * as named in the diff (`path`), its real path (`realPath`; absent in rows stored before
+ * it existed) and the diff. `path`: a read, or a tool without a preview of its own. Any
+ * kind carries `outside` when the call reaches outside the workspace.
+ */
 export const ApprovalPreview = z.discriminatedUnion('kind', [
-  z.looseObject({ kind: z.literal('command'), command: z.string(), cwd: z.string() }),
+  z.looseObject({
+    kind: z.literal('command'),
+    command: z.string(),
+    cwd: z.string(),
+    outside: OutsideAccess.optional(),
+  }),
   z.looseObject({
     kind: z.literal('write'),
     path: z.string(),
+    realPath: z.string().optional(),
     diff: z.string(),
     baseSha256: Sha256Hex.nullable(),
     newSha256: Sha256Hex,
+    outside: OutsideAccess.optional(),
   }),
-  z.looseObject({ kind: z.literal('path'), path: z.string(), access: z.string() }),
+  z.looseObject({
+    kind: z.literal('path'),
+    path: z.string(),
+    access: z.string(),
+    outside: OutsideAccess.optional(),
+  }),
 ]);
 export type ApprovalPreview = z.infer<typeof ApprovalPreview>;
 

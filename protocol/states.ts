@@ -50,7 +50,8 @@ export const RUN_TRANSITIONS: Readonly<Record<RunState, readonly RunState[]>> = 
 export const TOOL_CALL_TRANSITIONS: Readonly<Record<ToolCallState, readonly ToolCallState[]>> = {
   proposed: ['waiting_for_approval', 'ready', 'failed', 'cancelled'],
   waiting_for_approval: ['ready', 'failed', 'cancelled'],
-  ready: ['running', 'cancelled'],
+  // A ready call the policy in force refuses at execution fails, or asks, without running.
+  ready: ['running', 'waiting_for_approval', 'failed', 'cancelled'],
   running: ['succeeded', 'failed', 'cancelled', 'unknown'],
   succeeded: [],
   failed: [],

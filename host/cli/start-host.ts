@@ -13,7 +13,7 @@ import { serve, type ServerType } from '@hono/node-server';
 import { ensureDataDir, loadHostConfig, redactedConfig, type HostConfig } from '../config/index.js';
 import { armFaultPoints } from '../faults/index.js';
 import { loadOrCreateHostIdentity } from '../identity/index.js';
-import { createLogger, type Logger } from '../log/index.js';
+import { createLogger, type Logger, type LogRotation } from '../log/index.js';
 import {
   createDemoModel,
   createModelAdapter,
@@ -21,7 +21,7 @@ import {
   DEMO_MODEL_NAME,
   type ProviderKind,
 } from '../model/index.js';
-import { decidePolicy } from '../policy/index.js';
+import { allowRuleWarnings, decidePolicy } from '../policy/index.js';
 import { Runtime, type RuntimeModel } from '../runtime/index.js';
 import {
   editFileTool,
@@ -36,10 +36,15 @@ import type { Identity } from '../../pairing/index.js';
 import {
   ChannelServer,
   createHttpApp,
+  DEFAULT_HTTP_LIMITS,
   defaultAppDir,
   DownloadLinks,
+  guardConnections,
+  httpServerOptions,
   removeAdminFile,
   writeAdminFile,
+  type ChannelLimits,
+  type HttpLimits,
 } from '../server/index.js';
 import { lockDataDir, Store } from '../store/index.js';
 import { loadOrCreateLocalTls, localHostName, serverNames, type LocalTls } from '../tls/index.js';
@@ -60,6 +65,12 @@ const PROVIDERS = new Set<string>(['deepseek', 'openai', 'ollama', 'generic']);
 export interface StartHostOptions {
   /** The built PWA's folder (default: dist/app beside the compiled host). */
   appDir?: string;
+  /** Bounds of the channel (tests pass short ones). */
+  channelLimits?: Partial<ChannelLimits>;
+  /** Bounds of the HTTP server before an upgrade. */
+  httpLimits?: Partial<HttpLimits>;
+  /** When `host.log` is rotated. */
+  logRotation?: Partial<LogRotation>;
 }
 
 function runtimeModel(config: HostConfig): RuntimeModel | null {
@@ -137,7 +148,11 @@ async function startLocked(
     config.demo && config.workspaces.length === 0
       ? [ensureDemoWorkspace(config.dataDir)]
       : config.workspaces;
-  const log: Logger = createLogger({ level: config.logLevel, dataDir: config.dataDir });
+  const log: Logger = createLogger({
+    level: config.logLevel,
+    dataDir: config.dataDir,
+    ...(options.logRotation === undefined ? {} : { rotation: options.logRotation }),
+  });
   if (config.model?.apiKey !== undefined) log.registerSecret(config.model.apiKey);
   const identity = await loadOrCreateHostIdentity({
     dataDir: config.dataDir,
@@ -197,6 +212,7 @@ async function startLocked(
     version: VERSION,
     log: log.child({ component: 'channel' }),
     downloads,
+    ...(options.channelLimits === undefined ? {} : { limits: options.channelLimits }),
   });
   let tls: LocalTls | null = null;
   if (config.https) {
@@ -229,14 +245,25 @@ async function startLocked(
     downloads,
     ...(tls === null ? {} : { localCa: { pem: tls.caPem, mobileconfig: tls.mobileconfig } }),
   });
+  const httpLimits: HttpLimits = { ...DEFAULT_HTTP_LIMITS, ...options.httpLimits };
   const server = serve({
     fetch: app.fetch,
     port: config.port,
     hostname: config.bind,
+    serverOptions: httpServerOptions(httpLimits),
     ...(tls === null
       ? {}
-      : { createServer: createHttpsServer, serverOptions: { key: tls.key, cert: tls.cert } }),
+      : {
+          createServer: createHttpsServer,
+          serverOptions: { ...httpServerOptions(httpLimits), key: tls.key, cert: tls.cert },
+        }),
   });
+  const stopGuard = guardConnections(
+    server,
+    httpLimits,
+    log.child({ component: 'http' }),
+    options.channelLimits?.refusalLogIntervalMs,
+  );
   server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) =>
     channel.handleUpgrade(request, socket, head),
   );
@@ -303,6 +330,10 @@ async function startLocked(
         ? 'model: none configured; runs will fail until you set TETHER_MODEL_BASE_URL, TETHER_MODEL and TETHER_MODEL_API_KEY (or DEEPSEEK_API_KEY / OPENAI_API_KEY with TETHER_MODEL)'
         : `model: ${runtime.model.name} at ${config.model?.baseUrl ?? ''}`,
   );
+  for (const warning of allowRuleWarnings(config.policy)) {
+    print(`warning: ${warning} (docs/policy.md, "Never safe to allow")`);
+    log.warn('risky allow rule', { warning });
+  }
   if (tls !== null) {
     print(
       `https: local CA in ${config.dataDir}/tls for ${[...tls.names.dns, ...tls.names.ips].join(', ')}`,
@@ -328,6 +359,7 @@ async function startLocked(
         log.info('stopping');
         await runtime.stop(10_000);
         channel.close();
+        stopGuard();
         removeAdminFile(config.dataDir);
         await new Promise<void>((resolve) => {
           server.close(() => resolve());

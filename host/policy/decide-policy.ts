@@ -2,10 +2,14 @@
  * Deciding allow / ask / deny for one proposed tool call. Reads the file system (real
  * paths) but changes nothing and runs nothing.
  */
+import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { resolveWorkspacePath } from '../tools/index.js';
+import { findRule, showRule } from './command-rules.js';
 import { commandParts, commandWords } from './command-words.js';
+import { nestedRepository } from './nested-repository.js';
+import { findProtectedInside } from './protected-inside.js';
 import { compileProtectedPaths } from './protected-paths.js';
 import type { NamedPath, ProtectedPaths } from './protected-paths.js';
 import type { PolicyAccess, PolicyCall, PolicyContext, PolicyDecision } from './types.js';
@@ -23,8 +27,9 @@ type Setting = 'allow' | 'ask' | 'deny';
  * 3. a path (or a command's cwd) outside the workspace → `outsideWorkspace` (ask, with
  *    `access`, by default);
  * 4. `tools.<name>` when set; else read_file and list_directory allow, write_file and
- *    edit_file ask, run_command allows what an allow rule covers and asks the rest, and
- *    tools policy does not know ask.
+ *    edit_file ask, run_command allows what an allow rule matches (command-rules.ts) when
+ *    it runs in a plain folder of the workspace and its extra words name no path outside
+ *    or protected, and asks the rest; tools policy does not know ask.
  */
 export async function decidePolicy(call: PolicyCall, ctx: PolicyContext): Promise<PolicyDecision> {
   const tools: Partial<Record<string, Setting>> = ctx.policy.tools;
@@ -115,7 +120,7 @@ async function decideCommand(
   for (const part of commandParts(command)) {
     const rule = denyRules.find((words) => startsWith(part, words));
     if (rule !== undefined) {
-      return deny(`The policy denies commands starting with "${rule.join(' ')}".`);
+      return deny(`The policy denies commands starting with "${showRule(rule)}".`);
     }
   }
   const cwd = await locate(ctx, input.data.cwd ?? '.');
@@ -128,41 +133,78 @@ async function decideCommand(
   if (!words.ok) {
     return ask(`The command ${words.reason}, so no allow rule applies; it needs your approval.`);
   }
-  const rule = allowRules.find((prefix) => startsWith(words.argv, prefix));
-  if (rule === undefined) return ask('No allow rule matches this command; it needs your approval.');
-  const shownRule = rule.join(' ');
-  const protectedPath = await protectedPaths(ctx);
-  for (const value of pathLikeArguments(words.argv.slice(rule.length))) {
-    const target = await locate(ctx, path.resolve(cwd.real, value));
-    if (!target.ok) {
-      return ask(
-        `The command matches "${shownRule}", but Tether cannot check ${value}; it needs your ` +
-          `approval.`,
-      );
-    }
-    const protection = protectedPath(target, 'write');
-    if (protection !== null) {
-      return ask(
-        `The command matches "${shownRule}", but ${value} is a protected path ` +
-          `(${protection.why}); it needs your approval.`,
-      );
-    }
-    if (!target.inside) {
-      return ask(
-        `The command matches "${shownRule}", but ${value} is outside the workspace; it needs ` +
-          `your approval.`,
-        { path: target.real, kind: 'write' },
-      );
+  const found = findRule(words.argv, allowRules);
+  if (found.kind === 'none') {
+    return ask('No allow rule matches this command; it needs your approval.');
+  }
+  if (found.kind === 'beyond') return ask(`${capitalise(found.why)}; it needs your approval.`);
+  const because = `The command matches "${showRule(found.rule)}", but`;
+  const isProtected = await protectedPaths(ctx);
+  const folderProtection = isProtected(cwd, 'write');
+  if (folderProtection !== null) {
+    return ask(
+      `${because} it would run in ${cwd.shown}, a protected path (${folderProtection.why}); ` +
+        `it needs your approval.`,
+    );
+  }
+  const repository = await nestedRepository(cwd.real, ctx.workspace);
+  if (repository !== null) {
+    return ask(
+      `${because} it would run inside ${repository}, a repository of its own whose config ` +
+        `could make git run a program; it needs your approval.`,
+    );
+  }
+  for (const value of found.extra) {
+    const problem = await extraArgumentProblem(ctx, cwd.real, value, isProtected);
+    if (problem !== null) {
+      return ask(`${because} ${problem.why}; it needs your approval.`, problem.access);
     }
   }
-  return allow(`The policy allows commands starting with "${shownRule}".`);
+  return allow(`The policy allows "${showRule(found.rule)}".`);
 }
 
-/** Arguments that may name files: plain words, and the values of `--name=value`. */
-function pathLikeArguments(args: readonly string[]): string[] {
-  return args
-    .map((arg) => (arg.startsWith('-') ? arg.slice(arg.indexOf('=') + 1 || arg.length) : arg))
-    .filter((value) => value !== '');
+/**
+ * Why an extra argument of an open rule cannot run unasked: it names a path outside the
+ * workspace, a protected path, or a folder holding one. Null when it may.
+ */
+async function extraArgumentProblem(
+  ctx: PolicyContext,
+  cwd: string,
+  value: string,
+  isProtected: ProtectedPaths,
+): Promise<{ why: string; access?: PolicyAccess } | null> {
+  const target = await locate(ctx, path.resolve(cwd, value));
+  if (!target.ok) return { why: `Tether cannot check ${value}` };
+  if (!target.inside) {
+    return {
+      why: `${value} is outside the workspace`,
+      access: { path: target.real, kind: 'write' },
+    };
+  }
+  const protection = isProtected(target, 'write');
+  if (protection !== null) return { why: `${value} is a protected path (${protection.why})` };
+  if (!(await isDirectory(target.real))) return null;
+  const inside = await findProtectedInside(target.real, isProtected);
+  if (inside.found === 'unknown')
+    return { why: `Tether cannot check the folder ${value}: ${inside.reason}` };
+  if (inside.found) {
+    return {
+      why: `the folder ${value} holds ${path.relative(ctx.workspace, inside.path)}, a protected path (${inside.protection.why})`,
+    };
+  }
+  return null;
+}
+
+async function isDirectory(real: string): Promise<boolean> {
+  try {
+    return (await stat(real)).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+function capitalise(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
 function startsWith(argv: readonly string[], prefix: readonly string[]): boolean {

@@ -3,9 +3,10 @@
  * default applied, and the messages a person sees when it is wrong.
  */
 import { z } from 'zod';
+import { MORE_ARGUMENTS_WORDS } from './command-rules.js';
 import { findShellSpecial, SHELL_METACHARACTERS } from './command-words.js';
 
-/** The tools policy knows by name (PROTOCOL.md section 10). */
+/** The tools policy knows by name (docs/protocol.md, the tool table). */
 export const POLICY_TOOL_NAMES = [
   'list_directory',
   'read_file',
@@ -21,11 +22,21 @@ const RuleWord = z
     error: `expected a plain word: commands holding any of ${SHELL_METACHARACTERS} or a control character are never allowed by rules`,
   });
 
-const CommandRule = z
+const CommandWords = z
   .array(RuleWord, { error: 'expected a command as a list of words, like ["git", "status"]' })
   .min(1, { error: 'expected at least one word' });
 
-const CommandRules = z.array(CommandRule, { error: 'expected a list of commands' });
+const AllowRule = CommandWords.refine(
+  (rule) => rule.slice(0, -1).every((word) => !MORE_ARGUMENTS_WORDS.includes(word)),
+  { error: '"…" may only be the last word of a rule, like ["git", "log", "…"]' },
+).refine((rule) => !MORE_ARGUMENTS_WORDS.includes(rule[0] ?? ''), {
+  error: 'a rule must start with the program, like ["git", "log", "…"]',
+});
+
+const DenyRule = CommandWords.refine(
+  (rule) => rule.every((word) => !MORE_ARGUMENTS_WORDS.includes(word)),
+  { error: 'a deny rule already matches every longer command: drop the "…"' },
+);
 
 const ProtectedGlob = z
   .string({ error: 'expected a path pattern' })
@@ -40,7 +51,10 @@ export const PolicyConfig = z.strictObject(
   {
     commands: z
       .strictObject(
-        { allow: CommandRules.default([]), deny: CommandRules.default([]) },
+        {
+          allow: z.array(AllowRule, { error: 'expected a list of commands' }).default([]),
+          deny: z.array(DenyRule, { error: 'expected a list of commands' }).default([]),
+        },
         { error: 'expected an object with allow and deny lists' },
       )
       .default({ allow: [], deny: [] }),

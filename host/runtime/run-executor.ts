@@ -126,9 +126,11 @@ export class RunExecutor {
       };
       for (const call of store.tools.listToolCallsInState(run.id, ['proposed', 'ready'])) {
         if (this.stopReason !== null) break;
-        if (call.state === 'ready') await runReadyCall(step, call);
-        else if ((await settleProposedCall(step, run, call)) === 'waiting')
-          return { state: 'waiting' };
+        const settled =
+          call.state === 'ready'
+            ? await runReadyCall(step, call)
+            : await settleProposedCall(step, call);
+        if (settled === 'waiting') return { state: 'waiting' };
       }
       if (this.stopReason !== null) return this.stoppedOutcome();
       const turn = store.runs.countMessages(run.id);

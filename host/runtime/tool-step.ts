@@ -4,9 +4,9 @@
  * so after a crash the store says exactly how far it got.
  */
 import { join } from 'node:path';
-import type { ApprovalPreview } from '../../protocol/index.js';
+import type { Approval, ApprovalPreview } from '../../protocol/index.js';
 import { faultPoint } from '../faults/index.js';
-import { newId, type Store, type StoredRun, type StoredToolCall } from '../store/index.js';
+import { newId, type Store, type StoredToolCall } from '../store/index.js';
 import {
   parseToolInput,
   type ToolContext,
@@ -67,60 +67,64 @@ function toolOf(
   return { tool, input: parsed.input };
 }
 
-/** What the approval card shows: the tool's own preview, or the path asked for. */
+/**
+ * What the approval card shows: the tool's own preview (the command and its folder, the
+ * diff and the real target), else the path; with `outside` when the call reaches outside
+ * the workspace, so every field that changes what runs is on the card.
+ */
 async function previewOf(
   ctx: ToolStepContext,
   tool: ToolDefinition<unknown>,
   input: unknown,
   decision: PolicyDecision,
 ): Promise<ApprovalPreview> {
-  if (decision.access !== undefined) {
-    return { kind: 'path', path: decision.access.path, access: decision.access.kind };
+  const access = decision.access;
+  const outside =
+    access === undefined ? {} : { outside: { path: access.path, access: access.kind } };
+  if (tool.preview !== undefined) {
+    const preview = await tool.preview(input, {
+      workspace: ctx.workspace,
+      signal: ctx.signal,
+      ...(access === undefined ? {} : { outsideAccess: access }),
+    });
+    return { ...preview, ...outside };
   }
-  if (tool.preview !== undefined)
-    return tool.preview(input, { workspace: ctx.workspace, signal: ctx.signal });
+  if (access !== undefined)
+    return { kind: 'path', path: access.path, access: access.kind, ...outside };
   return { kind: 'path', path: ctx.workspace, access: tool.readOnly ? 'read' : 'write' };
 }
 
-/**
- * Asks policy about a `proposed` call, then runs it (allow), refuses it (deny), or records
- * an approval and parks the run (ask). Returns `waiting` when the run must wait.
- */
-export async function settleProposedCall(
+function refuseByPolicy(store: Store, call: StoredToolCall, reason: string): void {
+  store.write((tx) =>
+    finishToolCall(
+      store,
+      call,
+      tx,
+      {
+        status: 'failed',
+        summary: `refused by policy: ${reason}`,
+        error: { code: 'permission_denied', message: reason },
+      },
+      { modelContent: `permission_denied: ${reason}. The tool did not run.` },
+    ),
+  );
+}
+
+/** Records an approval for `call` (proposed, or ready under a policy that now asks) and parks its run. */
+async function requestApproval(
   ctx: ToolStepContext,
-  run: StoredRun,
   call: StoredToolCall,
-): Promise<'done' | 'waiting'> {
+  tool: ToolDefinition<unknown>,
+  input: unknown,
+  decision: PolicyDecision,
+): Promise<'waiting'> {
   const { store } = ctx;
-  const { tool, input } = toolOf(ctx, call);
-  const decision = await ctx.policy({ name: call.name, input }, ctx.workspace);
-  if (decision.decision === 'deny') {
-    store.write((tx) =>
-      finishToolCall(
-        store,
-        call,
-        tx,
-        {
-          status: 'failed',
-          summary: `refused by policy: ${decision.reason}`,
-          error: { code: 'permission_denied', message: decision.reason },
-        },
-        { modelContent: `permission_denied: ${decision.reason}. The tool did not run.` },
-      ),
-    );
-    return 'done';
-  }
-  if (decision.decision === 'allow') {
-    const ready = store.write((tx) => moveToolCall(store, call, 'ready', tx));
-    await runReadyCall(ctx, ready);
-    return 'done';
-  }
   const preview = await previewOf(ctx, tool, input, decision);
   store.write((tx) => {
     const approval = {
       id: newId('apr'),
       toolCallId: call.id,
-      runId: run.id,
+      runId: call.runId,
       state: 'pending' as const,
       name: call.name,
       input: call.input,
@@ -133,8 +137,8 @@ export async function settleProposedCall(
     };
     store.tools.insertApproval(approval, tx.at);
     moveToolCall(store, call, 'waiting_for_approval', tx);
-    const current = store.runs.getRun(run.id)!;
-    if (current.state === 'running') moveRun(store, current, 'waiting_for_approval', tx);
+    const run = store.runs.getRun(call.runId)!;
+    if (run.state === 'running') moveRun(store, run, 'waiting_for_approval', tx);
     tx.append({
       type: 'tool.approval_requested',
       sessionId: run.sessionId,
@@ -157,38 +161,86 @@ export async function settleProposedCall(
 }
 
 /**
+ * Asks policy about a `proposed` call, then runs it (allow), refuses it (deny), or records
+ * an approval and parks the run (ask). Returns `waiting` when the run must wait.
+ */
+export async function settleProposedCall(
+  ctx: ToolStepContext,
+  call: StoredToolCall,
+): Promise<'done' | 'waiting'> {
+  const { store } = ctx;
+  const { tool, input } = toolOf(ctx, call);
+  const decision = await ctx.policy({ name: call.name, input }, ctx.workspace);
+  if (decision.decision === 'deny') {
+    refuseByPolicy(store, call, decision.reason);
+    return 'done';
+  }
+  if (decision.decision === 'ask') return requestApproval(ctx, call, tool, input, decision);
+  const ready = store.write((tx) => moveToolCall(store, call, 'ready', tx));
+  return runReadyCall(ctx, ready, decision);
+}
+
+/** The user's approval of this call, if one was given. */
+function approvalOf(store: Store, call: StoredToolCall): Approval | undefined {
+  return store.tools
+    .listApprovals({ runId: call.runId, state: 'approved' })
+    .find((candidate) => candidate.toolCallId === call.id);
+}
+
+/**
  * What the user's approval of this call binds the tool to: the one path outside the
  * workspace they allowed, or the file version they saw in a write's diff.
  */
-function approvedContext(store: Store, call: StoredToolCall): Partial<ToolContext> {
-  const approval = store.tools
-    .listApprovals({ runId: call.runId, state: 'approved' })
-    .find((candidate) => candidate.toolCallId === call.id);
-  if (approval === undefined) return {};
+function approvedContext(approval: Approval | undefined): Partial<ToolContext> {
+  if (approval === undefined) return { unattended: true };
   const { preview } = approval;
-  switch (preview.kind) {
-    case 'path':
-      return {
-        outsideAccess: { path: preview.path, kind: preview.access === 'write' ? 'write' : 'read' },
-      };
-    case 'write':
-      return { approvedBaseSha256: preview.baseSha256 };
-    case 'command':
-      return {};
-  }
+  const outside =
+    preview.outside ??
+    // Rows stored before `outside` existed named the path in a `path` preview.
+    (preview.kind === 'path'
+      ? { path: preview.path, access: preview.access === 'write' ? 'write' : 'read' }
+      : undefined);
+  return {
+    unattended: false,
+    ...(outside === undefined
+      ? {}
+      : { outsideAccess: { path: outside.path, kind: outside.access } }),
+    ...(preview.kind === 'write' ? { approvedBaseSha256: preview.baseSha256 } : {}),
+  };
 }
 
 /**
  * Runs a `ready` call to its outcome. Returns without running it when the signal has
  * already aborted (the call is then cancelled, never started).
  */
-export async function runReadyCall(ctx: ToolStepContext, ready: StoredToolCall): Promise<void> {
+export async function runReadyCall(
+  ctx: ToolStepContext,
+  ready: StoredToolCall,
+  decided?: PolicyDecision,
+): Promise<'done' | 'waiting'> {
   const { store } = ctx;
   faultPoint('tool-ready');
   const { tool, input } = toolOf(ctx, ready);
   if (ctx.signal.aborted) {
     cancelUnstartedCall(store, ready, 'the run was stopped before this tool started');
-    return;
+    return 'done';
+  }
+  const approval = approvalOf(store, ready);
+  // Decided again on the paths as they are now, under the policy in force: a call
+  // approved under an older config, or a folder swapped for a symlink since the card,
+  // is judged by what it would do now.
+  const decision = decided ?? (await ctx.policy({ name: ready.name, input }, ctx.workspace));
+  if (decision.decision === 'deny') {
+    const why = approval === undefined ? '' : ' (it was approved, but the policy changed since)';
+    refuseByPolicy(store, ready, `${decision.reason}${why}`);
+    return 'done';
+  }
+  if (decision.decision === 'ask' && approval === undefined) {
+    return requestApproval(ctx, ready, tool, input, decision);
+  }
+  if (ctx.signal.aborted) {
+    cancelUnstartedCall(store, ready, 'the run was stopped before this tool started');
+    return 'done';
   }
   const sessionId = sessionOf(store, ready.runId);
   const running = store.write((tx) => {
@@ -205,7 +257,7 @@ export async function runReadyCall(ctx: ToolStepContext, ready: StoredToolCall):
   faultPoint('tool-running');
 
   const outputPath = join(store.outputsDir, `${ready.id}.out`);
-  const approved = approvedContext(store, ready);
+  const approved = approvedContext(approval);
   let result: ToolResult;
   try {
     result = await tool.execute(input, {
@@ -290,4 +342,5 @@ export async function runReadyCall(ctx: ToolStepContext, ready: StoredToolCall):
       },
     });
   });
+  return 'done';
 }

@@ -11,7 +11,7 @@ import { digestConflict, isUnchanged, readCurrentFile } from './current-file.js'
 import type { CurrentFile } from './current-file.js';
 import { formatBytes } from './format-bytes.js';
 import { failedResult, fileSystemFailure } from './tool-result.js';
-import type { ToolContext, ToolResult } from './types.js';
+import type { ToolContext, ToolPreviewContext, ToolResult } from './types.js';
 import { capDiff, unifiedDiff } from './unified-diff.js';
 import type { UnifiedDiff } from './unified-diff.js';
 import { resolveToolPath, resolveWorkspacePath } from './workspace-path.js';
@@ -45,24 +45,28 @@ export interface FileChange {
 /** What a write would do if run now (PROTOCOL.md section 6.4, `preview` of kind `write`). */
 export async function previewFileChange(
   change: FileChange,
-  ctx: { workspace: string; signal: AbortSignal },
+  ctx: ToolPreviewContext,
 ): Promise<ApprovalPreview> {
-  const resolved = await resolveWorkspacePath(ctx.workspace, change.path);
+  const resolved =
+    ctx.outsideAccess?.kind === 'write'
+      ? await resolveToolPath(ctx, change.path)
+      : await resolveWorkspacePath(ctx.workspace, change.path);
   if (!resolved.ok) {
     if (resolved.code === 'path_outside_workspace') {
       return { kind: 'path', path: resolved.path, access: 'write' };
     }
-    return failurePreview(change, change.path, { exists: false }, resolved.reason);
+    return failurePreview(change, change.path, change.path, { exists: false }, resolved.reason);
   }
   const where = resolved.relative;
   const planned = await plan(change, resolved.path, where, ctx.signal);
   if (!planned.ok) {
     const current = planned.current ?? { exists: false };
-    return failurePreview(change, where, current, planned.failure.summary);
+    return failurePreview(change, where, resolved.path, current, planned.failure.summary);
   }
   return {
     kind: 'write',
     path: where,
+    realPath: resolved.path,
     diff: capDiff(planned.diff.text, PREVIEW_DIFF_MAX_BYTES),
     baseSha256: planned.current.exists ? planned.current.sha256 : null,
     newSha256: sha256(planned.next),
@@ -163,6 +167,7 @@ function diffOf(current: CurrentFile, next: Buffer, where: string): UnifiedDiff 
 function failurePreview(
   change: FileChange,
   where: string,
+  realPath: string,
   current: CurrentFile,
   reason: string,
 ): ApprovalPreview {
@@ -170,6 +175,7 @@ function failurePreview(
   return {
     kind: 'write',
     path: where,
+    realPath,
     diff: `[${change.tool} would fail if run now: ${reason}]\n`,
     baseSha256: base,
     newSha256: base ?? sha256(Buffer.alloc(0)),

@@ -7,8 +7,10 @@ export type {
   ToolErrorCode,
   ToolOutputFile,
   ToolOutputSink,
+  ToolPreviewContext,
   ToolResult,
 } from './types.js';
+export { UNATTENDED_GIT_CONFIG, unattendedEnvironment } from './unattended-env.js';
 export { defineTool, parseToolInput } from './tool-input.js';
 export type { ParsedToolInput } from './tool-input.js';
 export { resolveToolPath, resolveWorkspacePath } from './workspace-path.js';

@@ -24,6 +24,7 @@ import type { GroupStop } from './process-group.js';
 import { failedResult } from './tool-result.js';
 import { defineTool } from './tool-input.js';
 import type { ToolContext, ToolDefinition } from './types.js';
+import { unattendedEnvironment } from './unattended-env.js';
 import { resolveToolPath, resolveWorkspacePath } from './workspace-path.js';
 
 /** Longest command, in UTF-8 bytes. */
@@ -128,7 +129,8 @@ export function createRunCommandTool(
         capBytes: Math.min(sink?.capBytes ?? 0, maxOutputBytes),
         ...(sink && { onChunk: (text: string, offset: number) => sink.onChunk(text, offset) }),
       });
-      const env = { ...passedOnEnvironment(), ...options.extraEnv };
+      const attendedEnv = { ...passedOnEnvironment(), ...options.extraEnv };
+      const env = ctx.unattended ? unattendedEnvironment(attendedEnv, ctx.workspace) : attendedEnv;
       const started = performance.now();
       let child: ChildProcessByStdio<null, Readable, Readable>;
       try {

@@ -17,6 +17,11 @@ export interface ToolContext {
   output?: ToolOutputSink;
   /** Called as soon as a child process group exists, so a crashed host can kill it later. */
   onProcessGroup?: (pgid: number) => void;
+  /**
+   * True when no person approved this call (an allow rule or a tools setting let it run):
+   * a command then gets the environment of host/tools/unattended-env.ts.
+   */
+  unattended?: boolean;
   /** A path outside the workspace the user approved for this one call, and the access. */
   outsideAccess?: { path: string; kind: 'read' | 'write' };
   /**
@@ -25,6 +30,9 @@ export interface ToolContext {
    */
   approvedBaseSha256?: string | null;
 }
+
+/** What a tool's preview may use. */
+export type ToolPreviewContext = Pick<ToolContext, 'workspace' | 'signal' | 'outsideAccess'>;
 
 /** The file a tool streams its output into, and the live tail's listener. */
 export interface ToolOutputSink {
@@ -114,7 +122,9 @@ export interface ToolDefinition<I> {
   execute(input: I, ctx: ToolContext): Promise<ToolResult>;
   /**
    * What an approval card shows for this input, computed against things as they are now
-   * (the command and its folder, the diff of a write). Tools that never ask omit it.
+   * (the command and its folder, the diff of a write). `outsideAccess` is the path outside
+   * the workspace the approval would allow, so a write there still previews its diff.
+   * Tools that never ask omit it.
    */
-  preview?(input: I, ctx: { workspace: string; signal: AbortSignal }): Promise<ApprovalPreview>;
+  preview?(input: I, ctx: ToolPreviewContext): Promise<ApprovalPreview>;
 }

@@ -219,17 +219,30 @@ describe('protected paths', () => {
 describe('run_command rules', () => {
   const gitStatus = { commands: { allow: [['git', 'status']] } };
 
-  it('allows a command whose words start with an allow rule', async () => {
+  it('allows a command whose words are exactly an allow rule, and nothing longer', async () => {
     expect(await command('git status', gitStatus)).toEqual({
       decision: 'allow',
-      reason: 'The policy allows commands starting with "git status".',
+      reason: 'The policy allows "git status".',
     });
-    for (const text of ['git status -s', '  git   status\t--short ', `"git" 'status' -b`]) {
+    for (const text of ['  git   status\t', `"git" 'status'`]) {
       expect(await decisionOf('run_command', { command: text }, gitStatus), text).toBe('allow');
     }
     for (const text of ['git statusx', 'git', 'git log', 'sudo git status', 'git "status -s"']) {
       expect(await decisionOf('run_command', { command: text }, gitStatus), text).toBe('ask');
     }
+    expect(await command('git status -s', gitStatus)).toEqual({
+      decision: 'ask',
+      reason:
+        'The rule "git status" allows exactly those words, and the command adds -s; it needs your approval.',
+    });
+    const open = { commands: { allow: [['git', 'status', '…']] } };
+    expect(await decisionOf('run_command', { command: 'git status src' }, open)).toBe('allow');
+    expect(await decisionOf('run_command', { command: 'git status' }, open)).toBe('allow');
+    expect(await command('git status --short', open)).toEqual({
+      decision: 'ask',
+      reason:
+        'The rule "git status …" allows more plain arguments only, and --short is an option; it needs your approval.',
+    });
   });
 
   it('never lets an allow rule cover a command with shell metacharacters', async () => {
@@ -261,7 +274,7 @@ describe('run_command rules', () => {
   });
 
   it('lets a matching deny rule win over an allow rule', async () => {
-    const policy = { commands: { allow: [['git']], deny: [['git', 'push']] } };
+    const policy = { commands: { allow: [['git', '…']], deny: [['git', 'push']] } };
     expect(await command('git push --force', policy)).toEqual({
       decision: 'deny',
       reason: 'The policy denies commands starting with "git push".',
@@ -285,12 +298,12 @@ describe('run_command rules', () => {
   });
 
   it('asks when an allowed command names a protected path or one outside', async () => {
-    const policy = { commands: { allow: [['cat']] } };
+    const policy = { commands: { allow: [['cat', '…']] } };
     expect(await command('cat src/a.ts', policy)).toMatchObject({ decision: 'allow' });
     expect(await command('cat .env', policy)).toEqual({
       decision: 'ask',
       reason:
-        'The command matches "cat", but .env is a protected path (environment files hold secrets); it needs your approval.',
+        'The command matches "cat …", but .env is a protected path (environment files hold secrets); it needs your approval.',
     });
     expect(await command('cat --file=.ENV', policy)).toMatchObject({ decision: 'ask' });
     expect(await command('cat a.ts', policy, 'src')).toMatchObject({ decision: 'allow' });

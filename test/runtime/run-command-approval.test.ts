@@ -30,7 +30,7 @@ function liveMembers(pgid: number): number[] {
 }
 
 const tools = [...readOnlyTools, runCommandTool, editFileTool] as ToolDefinition<unknown>[];
-const policy = PolicyConfig.parse({ commands: { allow: [['echo']] } });
+const policy = PolicyConfig.parse({ commands: { allow: [['echo', '…']] } });
 
 /** Approves exactly what the approval shows, as a remote would. */
 function approve(approval: { id: string; toolCallId: string; inputDigest: string }): void {
@@ -101,7 +101,7 @@ describe('run_command through policy and approval', () => {
     });
   });
 
-  it('runs an allowed argv prefix without asking', async () => {
+  it('runs a command an open allow rule matches without asking', async () => {
     harness = await start();
     harness.model.push(
       toolCallTurn([{ id: 'e', name: 'run_command', arguments: '{"command":"echo hi"}' }]),
@@ -166,7 +166,12 @@ describe('run_command through policy and approval', () => {
     );
     await harness.runtime.whenIdle();
     const approval = harness.runtime.getRun(runId).approvals[0]!;
-    expect(approval.preview).toEqual({ kind: 'path', path: realpathSync(outside), access: 'read' });
+    expect(approval.preview).toEqual({
+      kind: 'path',
+      path: realpathSync(outside),
+      access: 'read',
+      outside: { path: realpathSync(outside), access: 'read' },
+    });
     approve(approval);
     await harness.runtime.whenIdle();
     const call = harness.runtime.getRun(runId).toolCalls[0]!;

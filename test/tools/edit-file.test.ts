@@ -78,6 +78,7 @@ describe('edit_file replaces one occurrence', () => {
     expect(await preview({ path: 'src/greet.ts', oldText: 'hello', newText: 'hi' })).toEqual({
       kind: 'write',
       path: 'src/greet.ts',
+      realPath: path.join(fx.workspace, 'src/greet.ts'),
       diff:
         '--- a/src/greet.ts\n+++ b/src/greet.ts\n@@ -1,3 +1,3 @@\n function greet() {\n' +
         '-  return "hello";\n+  return "hi";\n }\n',
@@ -130,6 +131,7 @@ describe('edit_file needs exactly one match', () => {
     expect(await preview({ path: 'a.txt', oldText: 'x', newText: 'y' })).toEqual({
       kind: 'write',
       path: 'a.txt',
+      realPath: path.join(fx.workspace, 'a.txt'),
       diff:
         '[edit_file would fail if run now: oldText matches 2 times in a.txt; it must match ' +
         'exactly once: include more surrounding lines to make it unique]\n',

@@ -138,6 +138,7 @@ describe('write_file refuses to write over changes it has not seen', () => {
     expect(await preview(input)).toEqual({
       kind: 'write',
       path: 'a.txt',
+      realPath: path.join(fx.workspace, 'a.txt'),
       diff: '--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-v1\n+v2 from the model\n',
       baseSha256: sha256('v1\n'),
       newSha256: sha256('v2 from the model\n'),

@@ -1,0 +1,101 @@
+/**
+ * Allow rules that are valid but never safe to leave unattended (docs/policy.md, "Never
+ * safe to allow"): the host prints a warning for each at start. A model steered by a file
+ * it read (prompt injection) may run whatever such a rule lets through.
+ */
+import path from 'node:path';
+import { showRule, takesMoreArguments } from './command-rules.js';
+import type { PolicyConfig } from './policy-config.js';
+
+const RUNS_ITS_ARGUMENTS = 'runs the program or script its arguments name';
+const RUNS_WORKSPACE_CODE = 'runs code the workspace supplies (scripts, build files, config)';
+
+/** Programs whose arguments are code, or which run code the workspace supplies. */
+const RISKY_PROGRAMS: ReadonlyMap<string, string> = new Map([
+  ...[
+    'sh',
+    'bash',
+    'zsh',
+    'dash',
+    'ksh',
+    'fish',
+    'csh',
+    'tcsh',
+    'python',
+    'python3',
+    'node',
+    'deno',
+    'bun',
+    'ruby',
+    'perl',
+    'php',
+    'lua',
+    'osascript',
+    'awk',
+    'gawk',
+    'sed',
+    'env',
+    'xargs',
+    'sudo',
+    'doas',
+    'nohup',
+    'nice',
+    'time',
+    'timeout',
+    'watch',
+    'exec',
+    'command',
+    'eval',
+    'open',
+  ].map((program) => [program, RUNS_ITS_ARGUMENTS] as const),
+  ...[
+    'npm',
+    'npx',
+    'yarn',
+    'pnpm',
+    'pip',
+    'pip3',
+    'uv',
+    'poetry',
+    'bundle',
+    'gem',
+    'rake',
+    'cargo',
+    'go',
+    'make',
+    'cmake',
+    'ninja',
+    'just',
+    'mvn',
+    'gradle',
+    'gradlew',
+    'swift',
+    'xcodebuild',
+    'pytest',
+    'tox',
+    'vitest',
+    'jest',
+  ].map((program) => [program, RUNS_WORKSPACE_CODE] as const),
+]);
+
+/** One warning line per risky allow rule, naming the setting; empty when there is none. */
+export function allowRuleWarnings(policy: PolicyConfig): string[] {
+  const warnings: string[] = [];
+  policy.commands.allow.forEach((rule, i) => {
+    const program = path.basename(rule[0] ?? '');
+    const risk = RISKY_PROGRAMS.get(program);
+    const setting = `policy.commands.allow[${i}] ${JSON.stringify(rule)}`;
+    if (risk !== undefined) {
+      warnings.push(
+        `${setting}: ${program} ${risk}, so this rule lets a model (or a file it read) run any code without asking`,
+      );
+    } else if (rule.length === 2 && takesMoreArguments(rule)) {
+      warnings.push(
+        `${setting}: allows every subcommand of ${program} ("${showRule(rule)}"); allow the subcommands you mean instead, like ["${program}", "status"]`,
+      );
+    } else if (rule[0]?.includes('/') === true) {
+      warnings.push(`${setting}: runs ${rule[0]}, a file a change in the workspace can rewrite`);
+    }
+  });
+  return warnings;
+}
