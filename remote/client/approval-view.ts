@@ -1,0 +1,74 @@
+/**
+ * What an approval card shows, the same in every remote: every field that changes what
+ * runs, taken from the digest-checked `input` where it has the field, so that no kind of
+ * preview (nor an old row's) can leave one out.
+ */
+import type { Approval, OutsideAccess } from '../../protocol/index.js';
+
+/** The fields of one approval card; each is shown in full (escaped by the view). */
+export interface ApprovalView {
+  /** `run_command`: the whole command, from the input (else the preview's). */
+  command?: string;
+  /** `run_command`: the folder it runs in, the input's `cwd` joined to the workspace. */
+  folder?: string;
+  /** The file or path the call names (the input's `path`, else the preview's). */
+  path?: string;
+  /**
+   * The real absolute path of the target: always for a write (the preview's `realPath`,
+   * else `path` joined to the workspace); for a command's folder or a path, the host's
+   * real path when it differs from what the input says.
+   */
+  realPath?: string;
+  /** `path` previews: the access asked for (`read`, `write`). */
+  access?: string;
+  /** A write: its unified diff. */
+  diff?: string;
+  /** A path outside the workspace that approving lets the call touch. */
+  outside?: OutsideAccess;
+}
+
+/** `path` as an absolute path: as it is when absolute, else joined to `workspace`. */
+export function workspacePath(workspace: string, path: string): string {
+  if (path.startsWith('/')) return path;
+  const rest = path.replace(/^(\.\/)+/, '');
+  if (rest === '' || rest === '.') return workspace;
+  return `${workspace.replace(/\/$/, '')}/${rest}`;
+}
+
+function field(input: unknown, name: string): string | undefined {
+  const value =
+    typeof input === 'object' && input !== null ? (input as Record<string, unknown>)[name] : null;
+  return typeof value === 'string' ? value : undefined;
+}
+
+/**
+ * The card of an approval. A `run_command` always shows its command and folder, whatever
+ * the preview's kind; a write shows its real target path beside the diff; any card whose
+ * preview has `outside` shows it.
+ */
+export function approvalView(
+  approval: Pick<Approval, 'name' | 'input' | 'preview' | 'workspace'>,
+): ApprovalView {
+  const { preview, input, workspace } = approval;
+  const view: ApprovalView = {};
+  if (preview.outside !== undefined) view.outside = preview.outside;
+  // A `path` preview names the real path reached outside, or only the workspace.
+  const hostPath =
+    preview.kind === 'command' ? preview.cwd : preview.path === workspace ? '' : preview.path;
+  const differs = (shown: string) => hostPath !== '' && hostPath !== shown;
+  if (approval.name === 'run_command' || preview.kind === 'command') {
+    const command = field(input, 'command') ?? (preview.kind === 'command' ? preview.command : '');
+    const folder = workspacePath(workspace, field(input, 'cwd') ?? '.');
+    if (preview.kind !== 'write' && differs(folder)) view.realPath = hostPath;
+    return { ...view, command, folder };
+  }
+  view.path = field(input, 'path') ?? preview.path;
+  if (preview.kind === 'write') {
+    view.realPath = preview.realPath ?? workspacePath(workspace, view.path);
+    view.diff = preview.diff;
+  } else {
+    view.access = preview.access;
+    if (differs(workspacePath(workspace, view.path))) view.realPath = hostPath;
+  }
+  return view;
+}

@@ -1,0 +1,86 @@
+/**
+ * Text from a tool call (a command, a path, a diff) as a person may safely see it: every
+ * character that a terminal or a browser would act on or hide instead of showing is
+ * replaced by a visible escape, so `git status\r\x1b[2K; echo pwned #` cannot pass for
+ * `git status`. Shown as `\r`, `\x1b` (below U+0100) or `\u{202E}`:
+ * - C0 controls except newline and tab, DEL, and C1 controls (ESC starts every ANSI
+ *   sequence, so escaping it leaves the rest of the sequence inert, visible text);
+ * - the bidi controls U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069;
+ * - invisible characters: soft hyphen U+00AD, zero-width U+200B–U+200D, U+2060–U+2064,
+ *   U+FEFF, line and paragraph separators U+2028, U+2029, tag characters
+ *   U+E0000–U+E007F, and lone surrogates.
+ *
+ * Newline is kept (commands and diffs span lines; each view shows where a line starts) and
+ * tab is kept as is: it moves to the next tab stop and hides nothing, and escaping it
+ * would garble every diff of a tab-indented file. A backslash is not escaped, so a view
+ * that must tell a real escape from the same text typed out marks escapes itself
+ * ({@link visibleParts}, {@link hiddenCount}).
+ */
+
+/** The hidden characters above, as ranges of code points. */
+const HIDDEN_RANGES: readonly (readonly [number, number])[] = [
+  [0x00, 0x08],
+  [0x0b, 0x1f],
+  [0x7f, 0x9f],
+  [0xad, 0xad],
+  [0x61c, 0x61c],
+  [0x200b, 0x200f],
+  [0x2028, 0x202e],
+  [0x2060, 0x2064],
+  [0x2066, 0x2069],
+  [0xfeff, 0xfeff],
+  [0xe0000, 0xe007f],
+];
+
+const HIDDEN = new RegExp(
+  `[${HIDDEN_RANGES.map(([from, to]) => `\\u{${from.toString(16)}}-\\u{${to.toString(16)}}`).join('')}]|\\p{Cs}`,
+  'gu',
+);
+
+/** The escape shown for one hidden character. */
+function escapeOf(char: string): string {
+  if (char === '\r') return '\\r';
+  const code = char.codePointAt(0) ?? 0;
+  const hex = code.toString(16);
+  return code < 0x100 ? `\\x${hex.padStart(2, '0')}` : `\\u{${hex.toUpperCase()}}`;
+}
+
+/** One piece of shown text: as it is, or the visible escape of one hidden character. */
+export interface VisiblePart {
+  text: string;
+  escaped: boolean;
+}
+
+/** `text` split into plain runs and escapes, for a view that marks the escapes. */
+export function visibleParts(text: string): VisiblePart[] {
+  const parts: VisiblePart[] = [];
+  let at = 0;
+  for (const match of text.matchAll(HIDDEN)) {
+    if (match.index > at) parts.push({ text: text.slice(at, match.index), escaped: false });
+    parts.push({ text: escapeOf(match[0]), escaped: true });
+    at = match.index + match[0].length;
+  }
+  if (at < text.length) parts.push({ text: text.slice(at), escaped: false });
+  return parts;
+}
+
+/** `text` with every hidden character replaced by its visible escape. */
+export function visibleText(text: string): string {
+  return text.replace(HIDDEN, escapeOf);
+}
+
+/** How many characters of `text` {@link visibleText} escapes. */
+export function hiddenCount(text: string): number {
+  return text.match(HIDDEN)?.length ?? 0;
+}
+
+/**
+ * `text` when it has at most `max` characters (UTF-16 code units), else its start and
+ * `… [cut: N more characters]`: text is never cut without saying so. A surrogate pair is
+ * not split.
+ */
+export function cutText(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const end = /[\uD800-\uDBFF]/.test(text.charAt(max - 1)) ? max - 1 : max;
+  return `${text.slice(0, end)}… [cut: ${text.length - end} more characters]`;
+}

@@ -1,0 +1,97 @@
+/**
+ * `approvalView` (remote/client): what every approval card shows. A run_command shows its
+ * command and folder whatever the preview's kind (an old row's `path` preview too), a
+ * write its real path, any preview's `outside`.
+ */
+import { describe, expect, it } from 'vitest';
+import type { ApprovalPreview } from '../../protocol/index.js';
+import { approvalView, workspacePath } from '../../remote/client/index.js';
+
+const WORKSPACE = '/Users/me/project';
+const SHA = 'a'.repeat(64);
+
+function view(name: string, input: unknown, preview: ApprovalPreview) {
+  return approvalView({ name, input, preview, workspace: WORKSPACE });
+}
+
+describe('approvalView', () => {
+  it('shows a command and its folder from the input, and the real folder when it differs', () => {
+    expect(
+      view(
+        'run_command',
+        { command: 'npm test' },
+        { kind: 'command', command: 'npm test', cwd: WORKSPACE },
+      ),
+    ).toEqual({ command: 'npm test', folder: WORKSPACE });
+    expect(
+      view(
+        'run_command',
+        { command: 'ls', cwd: 'link' },
+        {
+          kind: 'command',
+          command: 'ls',
+          cwd: '/etc',
+          outside: { path: '/etc', access: 'read' },
+        },
+      ),
+    ).toEqual({
+      command: 'ls',
+      folder: `${WORKSPACE}/link`,
+      realPath: '/etc',
+      outside: { path: '/etc', access: 'read' },
+    });
+  });
+
+  it('shows the command of a run_command whose old row has only a path preview', () => {
+    expect(
+      view(
+        'run_command',
+        { command: 'rm -rf build', cwd: '/tmp' },
+        { kind: 'path', path: '/private/tmp', access: 'write' },
+      ),
+    ).toEqual({ command: 'rm -rf build', folder: '/tmp', realPath: '/private/tmp' });
+  });
+
+  it('shows a write with its real path: the preview’s, else the path in the workspace', () => {
+    const write = {
+      kind: 'write',
+      path: 'a.txt',
+      diff: '+a',
+      baseSha256: null,
+      newSha256: SHA,
+    } as const;
+    expect(view('write_file', { path: 'a.txt' }, write)).toEqual({
+      path: 'a.txt',
+      realPath: `${WORKSPACE}/a.txt`,
+      diff: '+a',
+    });
+    const outside = { path: '/Users/me/.zshrc', access: 'write' } as const;
+    expect(
+      view(
+        'write_file',
+        { path: '../.zshrc' },
+        { ...write, path: '../.zshrc', realPath: '/Users/me/.zshrc', outside },
+      ),
+    ).toEqual({ path: '../.zshrc', realPath: '/Users/me/.zshrc', diff: '+a', outside });
+  });
+
+  it('shows a path with its access, and the host’s real path only when it names another', () => {
+    expect(
+      view('list_directory', { path: 'src' }, { kind: 'path', path: WORKSPACE, access: 'read' }),
+    ).toEqual({ path: 'src', access: 'read' });
+    expect(
+      view(
+        'read_file',
+        { path: '../secret' },
+        { kind: 'path', path: '/Users/me/secret', access: 'read' },
+      ),
+    ).toEqual({ path: '../secret', access: 'read', realPath: '/Users/me/secret' });
+  });
+
+  it('joins relative paths to the workspace and keeps absolute ones', () => {
+    expect(workspacePath('/w', '.')).toBe('/w');
+    expect(workspacePath('/w/', './a/b')).toBe('/w/a/b');
+    expect(workspacePath('/w', '../x')).toBe('/w/../x');
+    expect(workspacePath('/w', '/etc')).toBe('/etc');
+  });
+});
