@@ -13,7 +13,7 @@ import { serve, type ServerType } from '@hono/node-server';
 import { ensureDataDir, loadHostConfig, redactedConfig, type HostConfig } from '../config/index.js';
 import { armFaultPoints } from '../faults/index.js';
 import { loadOrCreateHostIdentity } from '../identity/index.js';
-import { createLogger, type Logger, type LogRotation } from '../log/index.js';
+import { createLogger, Redactor, type Logger, type LogRotation } from '../log/index.js';
 import {
   createDemoModel,
   createModelAdapter,
@@ -73,7 +73,7 @@ export interface StartHostOptions {
   logRotation?: Partial<LogRotation>;
 }
 
-function runtimeModel(config: HostConfig): RuntimeModel | null {
+function runtimeModel(config: HostConfig, secrets: Redactor): RuntimeModel | null {
   if (config.demo) {
     return { adapter: createDemoModel(), name: DEMO_MODEL_NAME, available: [DEMO_MODEL_NAME] };
   }
@@ -83,6 +83,7 @@ function runtimeModel(config: HostConfig): RuntimeModel | null {
   const adapter = createModelAdapter({
     baseUrl: settings.baseUrl,
     idleTimeoutMs: config.limits.modelIdleTimeoutMs,
+    secrets,
     ...(settings.apiKey === undefined ? {} : { apiKey: settings.apiKey }),
     ...(provider !== undefined && PROVIDERS.has(provider)
       ? { provider: provider as ProviderKind }
@@ -153,13 +154,20 @@ async function startLocked(
     dataDir: config.dataDir,
     ...(options.logRotation === undefined ? {} : { rotation: options.logRotation }),
   });
-  if (config.model?.apiKey !== undefined) log.registerSecret(config.model.apiKey);
+  // One set of secrets for everything the host writes or sends: log lines (the logger keeps
+  // its own copy), event payloads and run errors (the store), model errors (the adapter).
+  const secrets = new Redactor();
+  const keepSecret = (secret: string | Uint8Array): void => {
+    secrets.register(secret);
+    log.registerSecret(secret);
+  };
+  if (config.model?.apiKey !== undefined) keepSecret(config.model.apiKey);
   const identity = await loadOrCreateHostIdentity({
     dataDir: config.dataDir,
     platform: process.platform,
     ...(config.keyStore === 'file' ? { keychain: null } : {}),
   });
-  log.registerSecret(identity.hostSk.subarray(0, 32));
+  keepSecret(identity.hostSk.subarray(0, 32));
   for (const warning of config.warnings) log.warn(warning);
   if (faults !== null) log.warn('fault point armed: the host kills itself there', { ...faults });
   log.info('starting', {
@@ -172,12 +180,13 @@ async function startLocked(
   const store = await Store.open({
     dataDir: config.dataDir,
     reportError: (error) => log.error('a commit listener failed', { error: String(error) }),
+    secrets,
     ...(process.env['TETHER_FAULTS'] === '1' && pageLimitFile ? { pageLimitFile } : {}),
   });
   const runtime = new Runtime(
     store,
     {
-      model: runtimeModel(config),
+      model: runtimeModel(config, secrets),
       workspaces,
       limits: config.limits,
       tools: [
@@ -228,7 +237,7 @@ async function startLocked(
     });
   }
   const adminToken = b64u(randomBytes(32));
-  log.registerSecret(adminToken);
+  keepSecret(adminToken);
   let port = config.port;
   const app = createHttpApp({
     hostId: identity.hostId,

@@ -1,6 +1,6 @@
 /**
- * The `ws` endpoint `/v1/ws` (PROTOCOL.md sections 2-6): upgrades, the per-address
- * handshake limit, live connections by device, revocation, and live previews fan-out.
+ * The `ws` endpoint `/v1/ws` (PROTOCOL.md sections 2-6): upgrades, the handshake limits
+ * by address and device, live connections by device, revocation, and live previews fan-out.
  */
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
@@ -20,10 +20,9 @@ import type { DownloadLinks } from './download-links.js';
 import { requestOrigin } from './download-origin.js';
 import { Connection } from './connection.js';
 import { LiveFanout } from './live-fanout.js';
-
-/** Handshakes in progress from one address before more are refused with 4429. */
-export const MAX_HANDSHAKES_PER_ADDRESS = 16;
-export const HANDSHAKE_TIMEOUT_MS = 10_000;
+import { RateLimiter } from './rate-limiter.js';
+import { RefusalLog } from './refusal-log.js';
+import { DEFAULT_CHANNEL_LIMITS, retryIn, type ChannelLimits } from './server-limits.js';
 
 export interface ChannelServerOptions {
   runtime: Runtime;
@@ -33,7 +32,8 @@ export interface ChannelServerOptions {
   log: Logger;
   downloads: DownloadLinks;
   now?: () => number;
-  handshakeTimeoutMs?: number;
+  /** Defaults: {@link DEFAULT_CHANNEL_LIMITS}. */
+  limits?: Partial<ChannelLimits>;
 }
 
 /** The `status` frame (docs/protocol.md) for the store's condition. */
@@ -50,8 +50,18 @@ export class ChannelServer {
   private readonly fanout: LiveFanout;
   private readonly stopLive: () => void;
   private readonly sessionOfRun = new Map<string, string | null>();
+  private readonly limits: ChannelLimits;
+  private readonly now: () => number;
+  private readonly handshakesByAddress: RateLimiter;
+  private readonly hellosByDevice: RateLimiter;
+  private readonly refusals: RefusalLog;
 
   constructor(private readonly options: ChannelServerOptions) {
+    this.limits = { ...DEFAULT_CHANNEL_LIMITS, ...options.limits };
+    this.now = options.now ?? Date.now;
+    this.handshakesByAddress = new RateLimiter(this.limits.handshakesPerAddress, this.now);
+    this.hellosByDevice = new RateLimiter(this.limits.hellosPerDevice, this.now);
+    this.refusals = new RefusalLog(options.log, this.limits.refusalLogIntervalMs);
     // A little over the frame limit, so an oversized frame reaches us and closes with 4400.
     this.wss = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME_BYTES + 64 * 1024 });
     this.fanout = new LiveFanout((message, runId) => {
@@ -88,14 +98,18 @@ export class ChannelServer {
     this.wss.handleUpgrade(request, socket, head, (ws) => {
       const address = clientAddress(request);
       const inProgress = this.handshaking.get(address) ?? 0;
-      if (inProgress >= MAX_HANDSHAKES_PER_ADDRESS) {
-        const error = new TetherError(
-          'rate_limited',
-          'too many handshakes in progress from this address',
-        );
+      const refuse = (message: string) => {
+        this.refusals.refused('rate_limited', address, 'handshake refused', { detail: message });
+        const error = new TetherError('rate_limited', message);
         ws.send(JSON.stringify(handshakeErrorFrame(error)));
         ws.close(CloseCode.rateLimited, 'rate_limited');
-        return;
+      };
+      if (inProgress >= this.limits.handshakesInProgressPerAddress) {
+        return refuse('too many handshakes in progress from this address: retry in 1 s');
+      }
+      const rate = this.handshakesByAddress.take(address);
+      if (!rate.ok) {
+        return refuse(`too many handshakes from this address: ${retryIn(rate.retryInMs)}`);
       }
       this.handshaking.set(address, inProgress + 1);
       let counted = true;
@@ -117,15 +131,24 @@ export class ChannelServer {
           version,
           log,
           downloads,
-          now: this.options.now ?? Date.now,
-          handshakeTimeoutMs: this.options.handshakeTimeoutMs ?? HANDSHAKE_TIMEOUT_MS,
+          now: this.now,
+          handshakeTimeoutMs: this.limits.handshakeTimeoutMs,
+          firstFrameTimeoutMs: this.limits.firstFrameTimeoutMs,
+          refusals: this.refusals,
           closeDeviceSockets: (deviceId, except) => this.closeDevice(deviceId, except),
+          admitHello: (deviceId) => {
+            const verdict = this.hellosByDevice.take(deviceId);
+            if (verdict.ok) return null;
+            const wait = retryIn(verdict.retryInMs);
+            return new TetherError('rate_limited', `too many handshakes for this device: ${wait}`);
+          },
+          admitChannel: (_connection, deviceId) => this.admitChannel(deviceId),
           onOpen: (opened) => {
-            release();
             log.info('channel open', { conn: opened.id, deviceId: opened.deviceId, address });
             const { persistence } = this.options.runtime;
             if (!persistence.ok) opened.sendStatus(statusMessage(persistence));
           },
+          onConfirmed: release,
           onClose: (closed) => {
             release();
             this.connections.delete(closed);
@@ -136,6 +159,25 @@ export class ChannelServer {
       );
       this.connections.add(connection);
     });
+  }
+
+  /**
+   * Room for one more channel of `deviceId`: under the cap, or by closing (4408) its oldest
+   * channel that never sent a valid frame (a replayed hello holds one; the device would
+   * have). When every channel of the device has, the new one is refused.
+   */
+  private admitChannel(deviceId: string): TetherError | null {
+    const open = [...this.connections].filter((c) => c.deviceId === deviceId && c.isOpen);
+    if (open.length < this.limits.channelsPerDevice) return null;
+    const unproven = open.find((connection) => !connection.confirmed);
+    if (unproven === undefined) {
+      return new TetherError(
+        'rate_limited',
+        `this device has ${open.length} channels open already: close one, or retry in 10 s`,
+      );
+    }
+    unproven.close(CloseCode.handshakeTimeout, 'handshake_timeout');
+    return null;
   }
 
   /** Closes every live socket of a revoked device with 4403 (but `exceptConnection`). */
@@ -153,6 +195,7 @@ export class ChannelServer {
 
   /** Closes every socket with 1001 (host shutting down). */
   close(): void {
+    this.refusals.close();
     this.stopLive();
     this.fanout.close();
     for (const connection of [...this.connections])

@@ -27,6 +27,7 @@ import type { Logger } from '../log/index.js';
 import type { LiveMessage, Subscription } from '../runtime/index.js';
 import { isPersistenceFailed, newId } from '../store/index.js';
 import type { RequestOrigin } from './download-origin.js';
+import type { RefusalLog } from './refusal-log.js';
 import { routeRequest, type RouterContext } from './request-router.js';
 
 /** Beyond this many bytes waiting in the socket, previews and output tails are dropped. */
@@ -45,8 +46,18 @@ export interface ConnectionContext extends RouterContext {
   log: Logger;
   now: () => number;
   handshakeTimeoutMs: number;
-  /** Called once the device is known and its channel open. */
+  /** From `welcome` to the first frame that decrypts, else 4408. */
+  firstFrameTimeoutMs: number;
+  /** One line per refusal reason and address per interval. */
+  refusals: RefusalLog;
+  /** Before a hello naming this paired device is checked: an error refuses it (rate limit). */
+  admitHello(deviceId: string): TetherError | null;
+  /** After a hello verified, before `welcome`: an error refuses it (too many channels). */
+  admitChannel(connection: Connection, deviceId: string): TetherError | null;
+  /** Called once the device is known and its channel open (`welcome` sent). */
   onOpen(connection: Connection): void;
+  /** Called once the first frame decrypted: the peer holds the channel's keys. */
+  onConfirmed(connection: Connection): void;
   /** Called once when the socket is gone, whatever the reason. */
   onClose(connection: Connection): void;
 }
@@ -77,11 +88,14 @@ function frameBytes(data: WebSocket.RawData): Uint8Array {
 export class Connection {
   readonly id = newId('conn');
   deviceId: string | null = null;
+  /** True once a frame decrypted: the peer holds the keys, not only a replayed hello. */
+  confirmed = false;
   private phase: 'handshake' | 'pairing' | 'open' | 'closed' = 'handshake';
   private pairing: HostPairing | null = null;
   private cipher: FrameCipher | null = null;
   private readonly subscriptions = new Map<string, OpenSubscription>();
   private readonly handshakeTimer: NodeJS.Timeout;
+  private firstFrameTimer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly socket: WebSocket,
@@ -185,35 +199,68 @@ export class Connection {
       this.socket.send(JSON.stringify(accepted.challenge));
       return;
     }
+    // The rate limit comes before any signature check or key agreement, so a refusal is cheap.
+    const claimed = (frame as { device?: unknown }).device;
+    const known =
+      typeof claimed === 'string' && claimed.length <= 64
+        ? ctx.runtime.store.devices.get(claimed)
+        : undefined;
+    const limited = known === undefined ? null : ctx.admitHello(known.deviceId);
+    if (limited !== null) return this.refuse(limited, 'over the hello rate of its device');
     const hello = acceptHello(frame, {
       identity: ctx.identity,
       connectionId: this.id,
       instanceId: ctx.runtime.instance,
       lookupDevice: (deviceId) => {
-        const device = ctx.runtime.store.devices.get(deviceId);
+        const device =
+          deviceId === known?.deviceId ? known : ctx.runtime.store.devices.get(deviceId);
         return device && { devicePk: device.devicePk, revoked: device.revokedAt !== null };
       },
     });
-    if (!hello.ok) {
-      ctx.log.info('hello refused', {
-        conn: this.id,
-        address: this.address,
-        reason: hello.error.internalReason,
-      });
-      return this.fail(hello.error);
+    if (!hello.ok) return this.refuse(hello.error, hello.error.internalReason);
+    const crowded = ctx.admitChannel(this, hello.deviceId);
+    if (crowded !== null) {
+      hello.cipher.close();
+      return this.refuse(crowded, 'too many open channels for its device');
     }
     clearTimeout(this.handshakeTimer);
     this.socket.send(JSON.stringify(hello.welcome));
     this.cipher = hello.cipher;
     this.deviceId = hello.deviceId;
     this.phase = 'open';
+    this.firstFrameTimer = setTimeout(() => {
+      ctx.refusals.refused('no_first_frame', this.address, 'channel closed', {
+        detail: 'no frame that decrypts since welcome',
+        deviceId: this.deviceId,
+      });
+      this.close(CloseCode.handshakeTimeout, 'handshake_timeout');
+    }, ctx.firstFrameTimeoutMs);
+    ctx.onOpen(this);
+  }
+
+  /** Logs a refused hello (once per code and address per interval) and fails with `error`. */
+  private refuse(error: TetherError, detail: string): void {
+    this.ctx.refusals.refused(error.code, this.address, 'hello refused', { detail });
+    this.fail(error);
+  }
+
+  /** The first frame decrypted: the channel is the device's, so now it counts as seen. */
+  private confirm(): void {
+    this.confirmed = true;
+    clearTimeout(this.firstFrameTimer);
+    this.touchLastSeen();
+    this.ctx.onConfirmed(this);
+  }
+
+  private touchLastSeen(): void {
+    const { store } = this.ctx.runtime;
+    const deviceId = this.deviceId!;
     try {
-      ctx.runtime.store.write((tx) => ctx.runtime.store.devices.touch(hello.deviceId, tx.at));
+      store.write((tx) => store.devices.touch(deviceId, tx.at));
     } catch (error) {
       // While commits fail, reads are still served: last seen waits for a later visit.
       if (!isPersistenceFailed(error)) throw error;
     }
-    ctx.onOpen(this);
   }
 
   private failPairing(error: TetherError, countAttemptOn: string | undefined): void {
@@ -224,6 +271,7 @@ export class Connection {
 
   private receiveFrame(data: WebSocket.RawData, isBinary: boolean): void {
     const raw = this.cipher!.openFrame(frameBytes(data), isBinary);
+    if (!this.confirmed) this.confirm();
     const parsed = RemoteMessage.safeParse(raw);
     if (!parsed.success) {
       const id = (raw as { id?: unknown }).id;
@@ -383,17 +431,15 @@ export class Connection {
 
   private cleanUp(): void {
     if (this.phase === 'closed') return;
-    const wasOpen = this.phase === 'open';
     this.phase = 'closed';
     clearTimeout(this.handshakeTimer);
+    clearTimeout(this.firstFrameTimer);
     for (const { subscription } of this.subscriptions.values()) subscription.close();
     this.subscriptions.clear();
     this.cipher?.close();
-    if (wasOpen && this.deviceId !== null) {
-      const { store } = this.ctx.runtime;
-      const deviceId = this.deviceId;
+    if (this.confirmed) {
       try {
-        store.write((tx) => store.devices.touch(deviceId, tx.at));
+        this.touchLastSeen();
       } catch (error) {
         this.ctx.log.warn('could not record last seen', { error: String(error) });
       }

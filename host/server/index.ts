@@ -9,12 +9,12 @@ export type { DownloadFile, DownloadLinksOptions } from './download-links.js';
 export { requestOrigin, servesDownloads } from './download-origin.js';
 export type { RequestOrigin } from './download-origin.js';
 export { APP_SECURITY_HEADERS, defaultAppDir } from './static-files.js';
-export {
-  ChannelServer,
-  HANDSHAKE_TIMEOUT_MS,
-  MAX_HANDSHAKES_PER_ADDRESS,
-} from './channel-server.js';
+export { ChannelServer } from './channel-server.js';
 export type { ChannelServerOptions } from './channel-server.js';
+export { guardConnections, httpServerOptions } from './http-guard.js';
+export { DEFAULT_CHANNEL_LIMITS, DEFAULT_HTTP_LIMITS } from './server-limits.js';
+export type { ChannelLimits, HttpLimits } from './server-limits.js';
+export type { RateLimit } from './rate-limiter.js';
 export {
   AdminFile,
   adminFilePath,
