@@ -4,5 +4,6 @@
 export { createLogger, DEFAULT_LOG_ROTATION, logFilePath } from './logger.js';
 export { DEFAULT_LOG_BOUNDS } from './log-bounds.js';
 export type { LogBounds } from './log-bounds.js';
+export { Redactor } from './redaction.js';
 export { LOG_LEVELS } from './types.js';
 export type { LogFields, LogLevel, Logger, LoggerOptions, LogRotation, LogSink } from './types.js';

@@ -1,7 +1,10 @@
 /**
- * The redaction pass every log entry goes through before it is written.
+ * The redaction pass every log entry, event payload and model error goes through before it
+ * is written: the one place that knows the host's secrets and how they show in text.
  */
 import { b64u, bytesToHex } from '../../protocol/index.js';
+import { maskKeyShapedTokens } from './key-shaped.js';
+import { maskSecretEchoes, secretForm, type SecretForm } from './secret-echoes.js';
 
 const MASK = '***';
 const MAX_DEPTH = 8;
@@ -37,29 +40,50 @@ function isSecretFieldName(name: string): boolean {
   );
 }
 
-/** Masks secrets by field name and by registered value, and makes values JSON-safe. */
+/**
+ * Masks secrets by field name and by registered value, and makes values JSON-safe. One
+ * instance holds the host's secrets (the model API key, the host key, the admin token);
+ * the logger, the store and the model adapter mask with what it holds.
+ */
 export class Redactor {
-  /** Longest first, so a secret that contains another is masked whole. */
-  #secrets: string[] = [];
+  #forms: SecretForm[] = [];
 
+  /**
+   * Masks `secret` from now on. Bytes are registered in their base64url, base64 and hex
+   * forms; a string that JSON escapes also in its escaped form. Forms shorter than 8
+   * characters are not matched as text (they would mask ordinary words).
+   */
   register(secret: string | Uint8Array): void {
     const forms =
       typeof secret === 'string'
-        ? [secret]
+        ? [secret, JSON.stringify(secret).slice(1, -1)]
         : [b64u(secret), Buffer.from(secret).toString('base64'), bytesToHex(secret)];
-    const fresh = forms.filter(
-      (form) => form.length >= MIN_SECRET_CHARS && !this.#secrets.includes(form),
-    );
-    this.#secrets = [...this.#secrets, ...fresh].sort((a, b) => b.length - a.length);
+    for (const form of forms) {
+      if (form.length < MIN_SECRET_CHARS || this.#forms.some((known) => known.text === form)) {
+        continue;
+      }
+      this.#forms = [...this.#forms, secretForm(form)];
+    }
   }
 
-  /** Masks every registered secret inside `text`. */
+  /**
+   * Masks every registered secret inside `text`, and what gives one away: a prefix of it
+   * of 8 characters or more (at least 4 past a type tag such as `sk-proj-`, which is the
+   * same for every key), and an elision (`***`, `...`, `…`) followed by its last 4
+   * characters, with the prefix before the elision (`sk-proj-****…abcd`, `sk-abc…wxyz`,
+   * `****abcd`). Returns `text` itself when nothing was masked.
+   */
   text(text: string): string {
-    let out = text;
-    for (const secret of this.#secrets) {
-      if (out.includes(secret)) out = out.split(secret).join(MASK);
-    }
-    return out;
+    return maskSecretEchoes(text, this.#forms, MASK);
+  }
+
+  /**
+   * {@link text}, and also every token shaped like an API key or a bearer token
+   * (`sk-…`, `sk-ant-…`, `gsk_…`, `xai-…`, `AIza…`, `Bearer …`), registered or not: for
+   * messages from outside the host, such as a provider's error, which may echo any key.
+   */
+  foreignText(text: string): string {
+    return maskKeyShapedTokens(this.text(text), MASK);
   }
 
   /**

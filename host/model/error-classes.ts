@@ -3,6 +3,7 @@
  * into a ModelFailure: its class, a message for people, and whether a retry may help.
  */
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
+import type { Redactor } from '../log/index.js';
 import type { ModelErrorClass, ModelFailure } from './types.js';
 
 const RETRYABLE: Record<ModelErrorClass, boolean> = {
@@ -64,7 +65,11 @@ function classifyApiError(status: number | undefined, code: string, message: str
   }
   // An error event inside a 200 stream has no status: the server gave up mid-answer.
   if (status === undefined) return modelFailure('server', message);
-  if (status === 401 || status === 403) return modelFailure('auth', message, status);
+  if (status === 401 || status === 403) {
+    // The SDK's message starts with the status; the provider's words follow.
+    const said = message.replace(/^\d{3} /, '');
+    return modelFailure('auth', `authentication failed (${status}): ${said}`, status);
+  }
   if (status === 402 || code === 'insufficient_quota') {
     // OpenAI reports an exhausted quota as 429 insufficient_quota: waiting does not help.
     return modelFailure('bad_request', `insufficient balance or quota: ${message}`, status);
@@ -75,6 +80,16 @@ function classifyApiError(status: number | undefined, code: string, message: str
   if (status === 409 || status >= 500) return modelFailure('server', message, status);
   if (status === 413) return modelFailure('context_too_long', message, status);
   return modelFailure('bad_request', message, status);
+}
+
+/**
+ * `failure` with every secret `secrets` holds, and every token shaped like a key, masked in
+ * its message: providers echo the key they refused (`Incorrect API key provided: sk-…`),
+ * and the message is stored, logged and sent to every device.
+ */
+export function withoutSecrets(failure: ModelFailure, secrets: Redactor): ModelFailure {
+  const message = secrets.foreignText(failure.message);
+  return message === failure.message ? failure : { ...failure, message };
 }
 
 function describeCause(message: string, cause: unknown): string {

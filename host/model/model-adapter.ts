@@ -5,9 +5,10 @@
  * (they keep only the last fragment of fields they do not know, such as reasoning_content).
  */
 import OpenAI, { APIError } from 'openai';
+import { Redactor } from '../log/index.js';
 import type { ChatRequestBody } from './provider-rules.js';
 import { chatChunkSchema } from './chat-chunk.js';
-import { classifyError, modelFailure } from './error-classes.js';
+import { classifyError, modelFailure, withoutSecrets } from './error-classes.js';
 import { buildChatRequest, detectProvider } from './provider-rules.js';
 import { retryAfterMs, retryDelayMs, waitForRetry } from './retry-policy.js';
 import type { AttemptResult } from './stream-assembler.js';
@@ -53,17 +54,24 @@ export function createModelAdapter(config: ModelAdapterConfig): ModelAdapter {
     ...(config.apiKey === undefined && { defaultHeaders: { Authorization: null } }),
   });
   const extraBody = config.extraBody ?? {};
+  const secrets = config.secrets ?? new Redactor();
+  if (config.apiKey !== undefined) secrets.register(config.apiKey);
   return {
     provider,
     stream: (request, signal) =>
-      streamWithRetries(client, buildChatRequest(provider, request, extraBody), settings, signal),
+      streamWithRetries(
+        client,
+        buildChatRequest(provider, request, extraBody),
+        { ...settings, secrets },
+        signal,
+      ),
   };
 }
 
 async function* streamWithRetries(
   client: OpenAI,
   body: ChatRequestBody,
-  settings: Settings,
+  settings: Settings & { secrets: Redactor },
   signal: AbortSignal,
 ): AsyncGenerator<ModelStreamEvent> {
   for (let attempt = 1; ; attempt++) {
@@ -76,7 +84,8 @@ async function* streamWithRetries(
       yield { type: 'completed', message: outcome.message };
       return;
     }
-    const failure = outcome.error;
+    // The one way out of the adapter for a failure's message.
+    const failure = withoutSecrets(outcome.error, settings.secrets);
     if (!failure.retryable || attempt >= settings.maxAttempts) {
       const tries = attempt > 1 ? ` (after ${attempt} attempts)` : '';
       yield { type: 'failed', error: { ...failure, message: failure.message + tries } };

@@ -2,6 +2,7 @@
  * Contracts of host/model/: what the runtime sends to a chat model and what it gets back.
  * Provider differences stay behind {@link ModelAdapter}; these types are provider-neutral.
  */
+import type { Redactor } from '../log/index.js';
 
 /** Which provider's rules apply to requests and replies (see provider-rules.ts). */
 export type ProviderKind = 'deepseek' | 'openai' | 'ollama' | 'generic';
@@ -117,7 +118,11 @@ export type ModelErrorClass =
   | 'network'
   | 'aborted';
 
-/** A failed model request. `retryable`: the same request may succeed if sent again later. */
+/**
+ * A failed model request. `retryable`: the same request may succeed if sent again later.
+ * `message` never holds a secret: the adapter masks its API key (whole, cut short or
+ * elided) and every token shaped like a key in it.
+ */
 export interface ModelFailure {
   class: ModelErrorClass;
   message: string;
@@ -145,4 +150,9 @@ export interface ModelAdapterConfig {
   idleTimeoutMs?: number;
   /** Extra top-level body fields, e.g. `{thinking: {type: 'enabled'}}` for DeepSeek. */
   extraBody?: Record<string, unknown>;
+  /**
+   * The host's secrets, masked in every failure message; `apiKey` is registered in it.
+   * Default: a redactor of the adapter's own that holds `apiKey` alone.
+   */
+  secrets?: Redactor;
 }

@@ -3,7 +3,9 @@
  */
 import type { Statement } from 'better-sqlite3';
 import { parseWith, Event, type NewEvent } from '../../protocol/index.js';
+import type { Redactor } from '../log/index.js';
 import { cachedPrepare, type Db } from './database.js';
+import { maskedJson } from './masked-json.js';
 
 interface EventRow {
   seq: number;
@@ -45,7 +47,11 @@ export class EventLog {
   private readonly headStatement: Statement<[], { seq: number | null }>;
   private readonly prepare: (sql: string) => Statement;
 
-  constructor(private readonly db: Db) {
+  /** `secrets`: masked in every payload before it is stored or published. */
+  constructor(
+    private readonly db: Db,
+    private readonly secrets: Redactor | null = null,
+  ) {
     this.prepare = cachedPrepare(db);
     this.insert = db.prepare(
       'INSERT INTO events (type, at, session_id, run_id, tool_call_id, payload_json) VALUES (?, ?, ?, ?, ?, ?)',
@@ -53,16 +59,20 @@ export class EventLog {
     this.headStatement = db.prepare('SELECT MAX(seq) AS seq FROM events');
   }
 
-  /** Appends inside the caller's write transaction; the event is not visible until commit. */
+  /**
+   * Appends inside the caller's write transaction; the event is not visible until commit.
+   * The returned event carries the payload as stored, secrets masked.
+   */
   append(event: NewEvent, at: number): Event {
     if (!this.db.inTransaction) throw new Error('events are appended inside a write transaction');
+    const payload = maskedJson(event.payload, this.secrets);
     const info = this.insert.run(
       event.type,
       at,
       event.sessionId ?? null,
       event.runId ?? null,
       event.toolCallId ?? null,
-      JSON.stringify(event.payload),
+      payload.json,
     );
     const seq = Number(info.lastInsertRowid);
     return {
@@ -74,7 +84,7 @@ export class EventLog {
       sessionId: event.sessionId ?? null,
       runId: event.runId ?? null,
       toolCallId: event.toolCallId ?? null,
-      payload: event.payload,
+      payload: payload.value,
     } as Event;
   }
 

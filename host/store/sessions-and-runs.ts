@@ -9,9 +9,11 @@ import {
   type RunState,
   type Session,
 } from '../../protocol/index.js';
+import type { Redactor } from '../log/index.js';
 import { JsonRecord, readJsonColumn } from './json-column.js';
 import type { Statement } from 'better-sqlite3';
 import { cachedPrepare, type Db } from './database.js';
+import { maskedJson } from './masked-json.js';
 
 interface SessionRow {
   id: string;
@@ -121,7 +123,11 @@ export interface PageCursor {
 export class SessionsAndRuns {
   private readonly prepare: (sql: string) => Statement;
 
-  constructor(db: Db) {
+  /** `secrets`: masked in every run error before it is stored. */
+  constructor(
+    db: Db,
+    private readonly secrets: Redactor | null = null,
+  ) {
     this.prepare = cachedPrepare(db);
   }
 
@@ -169,7 +175,7 @@ export class SessionsAndRuns {
       run.startedAt,
       run.finishedAt,
       run.continuesRunId,
-      run.error === null ? null : JSON.stringify(run.error),
+      run.error === null ? null : maskedJson(run.error, this.secrets).json,
       run.commandId,
       run.createdBy,
       run.idleAt,
@@ -195,7 +201,7 @@ export class SessionsAndRuns {
       next.state,
       next.startedAt,
       next.finishedAt,
-      next.error === null ? null : JSON.stringify(next.error),
+      next.error === null ? null : maskedJson(next.error, this.secrets).json,
       next.idleAt,
       id,
     );

@@ -5,6 +5,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { TetherError, digest, type Event, type NewEvent } from '../../protocol/index.js';
+import type { Redactor } from '../log/index.js';
 import { CommandLog } from './command-log.js';
 import { DatabaseFileGuard } from './database-file-guard.js';
 import { openDatabase, type Db } from './database.js';
@@ -39,6 +40,11 @@ export interface StoreOptions {
   now?: () => number;
   /** Where a throwing commit listener is reported (it never fails the writer). */
   reportError?: (error: unknown) => void;
+  /**
+   * The host's secrets: masked (whole, cut short or elided) in every event payload and run
+   * error before it is written, so no device ever receives one.
+   */
+  secrets?: Redactor;
   /**
    * Fault tests only (`TETHER_FAULTS=1`): a file whose content sets `PRAGMA
    * max_page_count` before each commit (see page-limit.ts).
@@ -92,9 +98,9 @@ export class Store {
     this.reportError = options.reportError ?? ((error) => console.error(error));
     this.pageLimit =
       options.pageLimitFile === undefined ? null : new PageLimitControl(options.pageLimitFile);
-    this.runs = new SessionsAndRuns(db);
+    this.runs = new SessionsAndRuns(db, options.secrets ?? null);
     this.tools = new ToolRecords(db);
-    this.events = new EventLog(db);
+    this.events = new EventLog(db, options.secrets ?? null);
     this.commands = new CommandLog(db);
     this.devices = new Devices(db);
     this.offers = new PairingOffers(db);
