@@ -53,7 +53,7 @@ let toolCallId: string;
 let stored: string;
 
 beforeAll(async () => {
-  app = await startAppHost({ config: { policy: { commands: { allow: [['seq']] } } } });
+  app = await startAppHost({ config: { policy: { commands: { allow: [['seq', '…']] } } } });
   lanOrigin = `http://${LAN_NAME}:${new URL(app.origin).port}`;
   browser = await launchChromium();
   lanBrowser = await chromium.launch({

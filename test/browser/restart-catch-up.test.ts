@@ -98,7 +98,7 @@ async function expectCaughtUp(runId: string, status: 'live' | 'host-restarted'):
 
 beforeAll(async () => {
   // `sleep` runs without asking; `echo` asks.
-  app = await startAppHost({ config: { policy: { commands: { allow: [['sleep']] } } } });
+  app = await startAppHost({ config: { policy: { commands: { allow: [['sleep', '…']] } } } });
   proxy = await startCutOffProxy(() => app.origin);
   browser = await launchChromium();
   phone = await openDevice(browser, 'Cut-off iPhone', IPHONE);

@@ -110,6 +110,22 @@ describe('the policy section of the config file', () => {
     );
   });
 
+  it('takes "…" only as the last word of an allow rule, after the program', () => {
+    const { config } = loadWith({
+      commands: {
+        allow: [['git', 'log', '…'], ['git', '...'], ['git', '…', 'log'], ['…']],
+        deny: [['git', 'push', '…']],
+      },
+    });
+    expect(issuesOf(config).sort()).toEqual(
+      [
+        'policy.commands.allow[2]: "…" may only be the last word of a rule, like ["git", "log", "…"]',
+        'policy.commands.allow[3]: a rule must start with the program, like ["git", "log", "…"]',
+        'policy.commands.deny[0]: a deny rule already matches every longer command: drop the "…"',
+      ].sort(),
+    );
+  });
+
   it('rejects a policy that is not an object', () => {
     expect(issuesOf(loadWith(['allow']).config)).toEqual(['policy: expected an object']);
   });

@@ -122,7 +122,7 @@ export async function startFaultHost(options: FaultHostOptions = {}): Promise<Fa
   const host = await startHostProcess({
     model: model.baseUrl,
     config: {
-      policy: { commands: { allow: Object.keys(scripts).map((name) => ['sh', name]) } },
+      policy: { commands: { allow: Object.keys(scripts).map((name) => ['sh', name, '…']) } },
       ...options.config,
     },
     env,

@@ -1,0 +1,213 @@
+/**
+ * Issue 11, finding 1 (options turn an allow rule into code execution): the allow-rule
+ * matcher against its documented semantics (docs/policy.md, "Command rules") over
+ * generated commands, and each attack of the finding by name.
+ *
+ * The oracle below is written from the document, not from the code: a command runs
+ * unasked only when a rule's words are its words, and any more words come after a rule
+ * ending in "…", none an option, assignment or `ref:path`, each naming a path inside the
+ * workspace that is neither protected nor a folder holding a protected path.
+ */
+import { mkdir, mkdtemp, realpath, rm, symlink, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { decidePolicy, PolicyConfig } from '../../host/policy/index.js';
+import type { PolicyConfigInput, PolicyDecision } from '../../host/policy/index.js';
+
+let root: string;
+let workspace: string;
+
+beforeAll(async () => {
+  root = await realpath(await mkdtemp(path.join(os.tmpdir(), 'tether-rules-')));
+  workspace = path.join(root, 'workspace');
+  for (const folder of [
+    'src',
+    'docs',
+    'secretdir',
+    '.git/hooks',
+    'repo/.git',
+    'bare/objects',
+    'bare/refs',
+  ]) {
+    await mkdir(path.join(workspace, folder), { recursive: true });
+  }
+  await mkdir(path.join(root, 'outside'));
+  await writeFile(path.join(workspace, 'src', 'a.ts'), 'export {};\n');
+  await writeFile(path.join(workspace, 'docs', 'guide.md'), '# guide\n');
+  await writeFile(path.join(workspace, '.env'), 'TOKEN=secret\n');
+  await writeFile(path.join(workspace, 'secretdir', '.env.local'), 'TOKEN=secret\n');
+  await writeFile(path.join(workspace, 'bare', 'HEAD'), 'ref: refs/heads/main\n');
+  await writeFile(path.join(root, 'outside', 'x'), 'x\n');
+  await symlink('../outside', path.join(workspace, 'link-out'));
+  await symlink('.env', path.join(workspace, 'link-env'));
+  await symlink('src', path.join(workspace, 'link-src'));
+});
+afterAll(() => rm(root, { recursive: true, force: true }));
+
+function decide(command: string, policy: PolicyConfigInput, cwd?: string): Promise<PolicyDecision> {
+  return decidePolicy(
+    { name: 'run_command', input: cwd === undefined ? { command } : { command, cwd } },
+    { workspace, policy: PolicyConfig.parse(policy), homedir: path.join(root, 'home') },
+  );
+}
+
+/** Words a model might add, each with what the document says of it as an extra argument. */
+const WORDS: Readonly<Record<string, 'plain' | 'not-plain' | 'bad-path'>> = {
+  src: 'plain',
+  'src/a.ts': 'plain',
+  docs: 'plain',
+  'docs/guide.md': 'plain',
+  main: 'plain',
+  'missing-file': 'plain',
+  'src/../docs': 'plain',
+  'link-src': 'plain',
+  '.gitignore': 'plain',
+  '.env': 'bad-path',
+  '.ENV': 'bad-path',
+  'secretdir/.env.local': 'bad-path',
+  secretdir: 'bad-path',
+  '.': 'bad-path',
+  '..': 'bad-path',
+  '../outside': 'bad-path',
+  '/etc/hosts': 'bad-path',
+  'link-out': 'bad-path',
+  'link-out/x': 'bad-path',
+  'link-env': 'bad-path',
+  '.git': 'bad-path',
+  '.git/hooks': 'bad-path',
+  'src/../../outside': 'bad-path',
+  '-s': 'not-plain',
+  '--short': 'not-plain',
+  '--output=x': 'not-plain',
+  '-C': 'not-plain',
+  '--': 'not-plain',
+  '+x': 'not-plain',
+  '--no-index': 'not-plain',
+  '--exec=sh': 'not-plain',
+  'a=b': 'not-plain',
+  'CC=evil': 'not-plain',
+  'HEAD:.env': 'not-plain',
+  'host:path': 'not-plain',
+};
+
+const RULES: string[][] = [['git', 'diff'], ['git', 'log', '…'], ['cat', '…'], ['ls']];
+const PROGRAMS = [['git', 'diff'], ['git', 'log'], ['git', 'status'], ['cat'], ['ls'], ['find']];
+
+/** What docs/policy.md says of `argv` under {@link RULES}. */
+function documented(argv: readonly string[]): 'allow' | 'ask' {
+  for (const rule of RULES) {
+    const open = rule[rule.length - 1] === '…';
+    const fixed = open ? rule.slice(0, -1) : rule;
+    if (argv.length < fixed.length || fixed.some((word, i) => argv[i] !== word)) continue;
+    const extra = argv.slice(fixed.length);
+    if (!open && extra.length > 0) continue;
+    if (extra.every((word) => WORDS[word] === 'plain')) return 'allow';
+  }
+  return 'ask';
+}
+
+/** A small seeded generator (mulberry32), so a failure names a case that comes back. */
+function random(seed: number): () => number {
+  let state = seed;
+  return () => {
+    state = (state + 0x6d2b79f5) | 0;
+    let t = Math.imul(state ^ (state >>> 15), 1 | state);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+describe('allow rules over generated commands', () => {
+  it('decide as docs/policy.md says, for 600 commands', async () => {
+    const next = random(11);
+    const pick = <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)]!;
+    const words = Object.keys(WORDS);
+    let allowed = 0;
+    for (let i = 0; i < 600; i += 1) {
+      const argv = [...pick(PROGRAMS)];
+      const count = Math.floor(next() * 4);
+      for (let j = 0; j < count; j += 1) argv.push(pick(words));
+      const text = argv.map((word) => `'${word}'`).join(' ');
+      const decision = await decide(text, { commands: { allow: RULES } });
+      expect(decision.decision, `${text}: ${decision.reason}`).toBe(documented(argv));
+      if (decision.decision === 'allow') allowed += 1;
+    }
+    // Both answers occur, so the property is not won by always asking.
+    expect(allowed).toBeGreaterThan(60);
+    expect(allowed).toBeLessThan(540);
+  });
+});
+
+describe('issue 11 finding 1: options turn an allow rule into code execution', () => {
+  const examplePolicy = {
+    commands: {
+      allow: [
+        ['git', 'status'],
+        ['git', 'diff'],
+        ['npm', 'test'],
+      ],
+    },
+  };
+  const attacks = [
+    'npm test --node-options=--import=data:text/javascript,process.exit(9)',
+    'npm test -- --require ./evil.js',
+    'git diff --output=src/a.ts',
+    'git diff --no-index secretdir .',
+    'git -C ../outside status',
+    'git -c core.pager=sh diff',
+    'git diff --ext-diff',
+    'git status --porcelain -uall',
+  ];
+  it.each(attacks)('the rules of the old docs example ask for: %s', async (attack) => {
+    expect((await decide(attack, examplePolicy)).decision).toBe('ask');
+  });
+
+  const openPolicy = {
+    commands: {
+      allow: [
+        ['git', 'diff', '…'],
+        ['find', '…'],
+        ['make', '…'],
+        ['cargo', 'build', '…'],
+        ['grep', '-rn', 'TODO', '…'],
+      ],
+    },
+  };
+  const openAttacks = [
+    'find . -exec sh -c id ;',
+    'find src -delete',
+    'make -f ../outside/x',
+    'make CC=evil',
+    'cargo build --config build.rustc-wrapper=./evil',
+    'git diff --output=x',
+    'git diff HEAD:.env',
+    'git diff .env',
+    'grep -rn TODO .',
+    'grep -rn TODO secretdir',
+    'grep -rn TODO link-out',
+    'grep -rn TODO /etc',
+  ];
+  it.each(openAttacks)('an open rule never lets through: %s', async (attack) => {
+    expect((await decide(attack, openPolicy)).decision).toBe('ask');
+  });
+
+  it('an open rule still runs what it was written for', async () => {
+    for (const ok of ['git diff', 'git diff src', 'grep -rn TODO src docs', 'find src']) {
+      expect((await decide(ok, openPolicy)).decision, ok).toBe('allow');
+    }
+  });
+
+  it('never in a protected folder, a nested repository or a bare-repository layout', async () => {
+    const policy = { commands: { allow: [['git', 'status']] } };
+    expect((await decide('git status', policy)).decision).toBe('allow');
+    expect((await decide('git status', policy, 'src')).decision).toBe('allow');
+    for (const cwd of ['.git', '.git/hooks', 'repo', 'bare', 'bare/refs']) {
+      const decision = await decide('git status', policy, cwd);
+      expect(decision.decision, `${cwd}: ${decision.reason}`).toBe('ask');
+    }
+    expect((await decide('git status', policy, 'bare')).reason).toContain(
+      'a repository of its own whose config could make git run a program',
+    );
+  });
+});
