@@ -8,11 +8,12 @@
  * ending in "…", none an option, assignment or `ref:path`, each naming a path inside the
  * workspace that is neither protected nor a folder holding a protected path.
  */
+import { readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, realpath, rm, symlink, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { decidePolicy, PolicyConfig } from '../../host/policy/index.js';
+import { allowRuleWarnings, decidePolicy, PolicyConfig } from '../../host/policy/index.js';
 import type { PolicyConfigInput, PolicyDecision } from '../../host/policy/index.js';
 
 let root: string;
@@ -209,5 +210,56 @@ describe('issue 11 finding 1: options turn an allow rule into code execution', (
     expect((await decide('git status', policy, 'bare')).reason).toContain(
       'a repository of its own whose config could make git run a program',
     );
+  });
+});
+
+describe("issue 11 finding 7: docs/policy.md's example is safe as written", () => {
+  const docs = readFileSync(new URL('../../docs/policy.md', import.meta.url), 'utf8');
+  const example = /```json\n([\s\S]*?)```/.exec(docs)?.[1];
+  const policy = PolicyConfig.parse((JSON.parse(example ?? 'null') as { policy: unknown }).policy);
+
+  it('parses, and the host has no warning about any of its rules', () => {
+    expect(policy.commands.allow.length).toBeGreaterThan(0);
+    expect(allowRuleWarnings(policy)).toEqual([]);
+  });
+
+  it('asks for every attack of finding 1, and runs what its rules name', async () => {
+    const attacks = [
+      'git status --porcelain --ignored',
+      'git diff --output=src/a.ts',
+      'git diff --no-index secretdir .',
+      'git -C ../outside status',
+      'git -c core.pager=sh diff',
+      'git log --oneline -p',
+      'git log --oneline --output=x',
+      'git log --oneline HEAD:.env',
+      'git log --oneline .env',
+      'git log --oneline secretdir',
+    ];
+    for (const attack of attacks) {
+      expect((await decide(attack, policy)).decision, attack).not.toBe('allow');
+    }
+    for (const ok of [
+      'git status',
+      'git diff',
+      'git log --oneline',
+      'git log --oneline main src',
+    ]) {
+      expect((await decide(ok, policy)).decision, ok).toBe('allow');
+    }
+  });
+
+  it('warns about the rules this issue found unsafe', () => {
+    const risky = PolicyConfig.parse({
+      commands: {
+        allow: [['npm', 'test'], ['make'], ['git', '…'], ['./test.sh'], ['git', 'status']],
+      },
+    });
+    const warnings = allowRuleWarnings(risky);
+    expect(warnings).toHaveLength(4);
+    expect(warnings[0]).toMatch(
+      /^policy\.commands\.allow\[0\] \["npm","test"\]: npm runs code the workspace supplies/,
+    );
+    expect(warnings[2]).toContain('allows every subcommand of git');
   });
 });
