@@ -10,6 +10,9 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import type { Event } from '../../protocol/index.js';
+import { Redactor } from '../../host/log/index.js';
+import { Store } from '../../host/store/index.js';
 import { TetherClient, type HostConnection, type HostState } from '../../remote/client/index.js';
 import { FileStorage, nodeWebSocketFactory } from '../../remote/client/node/index.js';
 import { startHostProcess, type HostProcess } from '../support/host-process.js';
@@ -164,5 +167,38 @@ describe('a 401 that echoes the API key', () => {
     expect(logs.join('')).toContain('"msg":"stopped"');
     expect(logs.join('')).not.toMatch(GIVES_AWAY);
     expect(host.output()).not.toMatch(GIVES_AWAY);
+  });
+});
+
+describe("the store's gate, whatever wrote the event", () => {
+  it('masks a registered key in a payload before it is stored and before it is published', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'tether-secret-store-'));
+    const secrets = new Redactor();
+    secrets.register(KEY);
+    const store = await Store.open({ dataDir, secrets });
+    try {
+      const published: Event[] = [];
+      store.subscribe((events) => published.push(...events));
+      const message = `401 ${KEY.slice(0, 20)}… / sk-proj-****${TAIL}`;
+      const error = { code: 'auth', message };
+      const appended = store.write((tx) => [
+        tx.append({ type: 'run.finished', payload: { state: 'failed', error } }),
+        tx.append({ type: 'session.idle', payload: { [KEY]: [KEY] } }),
+        tx.append({ type: 'run.started', payload: { note: 'nothing secret here' } }),
+      ]);
+      const masked = [
+        { state: 'failed', error: { code: 'auth', message: '401 ***… / ***' } },
+        { '***': ['***'] },
+        { note: 'nothing secret here' },
+      ];
+      expect(appended.map((event) => event.payload)).toEqual(masked);
+      expect(published.map((event) => event.payload)).toEqual(masked);
+      expect(store.events.after(0).map((event) => event.payload)).toEqual(masked);
+      store.close();
+      expect(databaseBytes(dataDir)).not.toMatch(GIVES_AWAY);
+    } finally {
+      store.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });
