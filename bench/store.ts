@@ -2,7 +2,8 @@
  * Durable commits of the real store: events per second with 1, 10 and 100 events per
  * IMMEDIATE transaction (WAL, synchronous=FULL), next to raw write + fsync loops on a file
  * in the same folder, the disk's own limit. Modes take turns within each round, so a
- * slow patch of the disk hits them all; prints the median of the rounds.
+ * slow patch of the disk hits them all; prints the median of the rounds. The store masks a
+ * host's secrets in every payload, as the host's does.
  *
  *   npx tsc -p tsconfig.build.json && node dist/bench/store.js
  */
@@ -18,9 +19,12 @@ import {
   rmSync,
   writeSync,
 } from 'node:fs';
+import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Redactor } from '../host/log/index.js';
 import { Store } from '../host/store/index.js';
+import { b64u } from '../protocol/index.js';
 
 const ROUNDS = 7;
 const ROUND_MS = 400;
@@ -102,7 +106,12 @@ const format = (n: number, digits = 0) =>
   n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 
 const root = realpathSync(mkdtempSync(join(tmpdir(), 'tether-bench-store-')));
-const store = await Store.open({ dataDir: join(root, 'data') });
+// The secrets a host masks in every payload: an API key, the host key's seed, the admin token.
+const secrets = new Redactor();
+secrets.register(`sk-proj-${b64u(randomBytes(36))}`);
+secrets.register(new Uint8Array(randomBytes(32)));
+secrets.register(b64u(randomBytes(32)));
+const store = await Store.open({ dataDir: join(root, 'data'), secrets });
 const appendFd = openSync(join(root, 'fsync-append.bin'), 'w');
 const overwriteFd = openSync(join(root, 'fsync-overwrite.bin'), 'w');
 writeSync(overwriteFd, RECORD, 0, RECORD.length, 0);
