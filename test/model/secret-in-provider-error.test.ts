@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { Event } from '../../protocol/index.js';
 import { Redactor } from '../../host/log/index.js';
+import { createModelAdapter } from '../../host/model/index.js';
 import { Store } from '../../host/store/index.js';
 import { TetherClient, type HostConnection, type HostState } from '../../remote/client/index.js';
 import { FileStorage, nodeWebSocketFactory } from '../../remote/client/node/index.js';
@@ -19,9 +20,11 @@ import { startHostProcess, type HostProcess } from '../support/host-process.js';
 import {
   errorReply,
   startScriptedModelServer,
+  textTurn,
   type ScriptedModelServer,
 } from '../support/scripted-model-server.js';
 import { stateWhere } from '../client/helpers.js';
+import { collect, failureOf, userRequest } from './adapter-harness.js';
 
 const KEY = 'sk-proj-Rz81XwQe5tLk0VbN3mHs7DcY2pJf9GaU4oTi6WyLq0Xe';
 const TAIL = KEY.slice(-4);
@@ -199,6 +202,44 @@ describe("the store's gate, whatever wrote the event", () => {
     } finally {
       store.close();
       rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("the adapter's failures, retried or final", () => {
+  it('masks the key and key-shaped tokens in every retry and failure message', async () => {
+    const server = await startScriptedModelServer();
+    try {
+      const groq = 'gsk_0123456789abcdefABCDEF0123';
+      server.push(
+        errorReply(503, `upstream refused key ${KEY.slice(0, 16)}`),
+        errorReply(429, `slow down, Bearer ${'Tok3n'.repeat(5)}`),
+        {
+          ...textTurn('x'),
+          items: [{ data: JSON.stringify({ error: { message: `bad ${KEY}` } }) }],
+        },
+        errorReply(401, `Invalid API Key ${groq} (key ${KEY.slice(0, 6)}...${TAIL})`),
+      );
+      const adapter = createModelAdapter({
+        baseUrl: server.baseUrl,
+        apiKey: KEY,
+        retryBaseDelayMs: 1,
+      });
+      const events = await collect(adapter.stream(userRequest('hi'), new AbortController().signal));
+      const retries = events.filter((event) => event.type === 'retry');
+      expect(retries.map((event) => event.message)).toEqual([
+        '503 upstream refused key ***',
+        '429 slow down, Bearer ***',
+        'bad ***',
+      ]);
+      expect(failureOf(events)).toMatchObject({
+        class: 'auth',
+        message: 'authentication failed (401): Invalid API Key *** (key ***) (after 4 attempts)',
+      });
+      expect(JSON.stringify(events)).not.toMatch(GIVES_AWAY);
+      expect(JSON.stringify(events)).not.toContain(groq);
+    } finally {
+      await server.close();
     }
   });
 });
