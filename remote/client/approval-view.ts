@@ -3,7 +3,7 @@
  * runs, taken from the digest-checked `input` where it has the field, so that no kind of
  * preview (nor an old row's) can leave one out.
  */
-import type { Approval, OutsideAccess } from '../../protocol/index.js';
+import type { Approval } from '../../protocol/index.js';
 
 /** The fields of one approval card; each is shown in full (escaped by the view). */
 export interface ApprovalView {
@@ -15,16 +15,16 @@ export interface ApprovalView {
   path?: string;
   /**
    * The real absolute path of the target: always for a write (the preview's `realPath`,
-   * else `path` joined to the workspace); for a command's folder or a path, the host's
-   * real path when it differs from what the input says.
+   * else `path` joined to the workspace); for a command, its folder's real path as the
+   * host resolved it, when that differs from `folder`.
    */
   realPath?: string;
   /** `path` previews: the access asked for (`read`, `write`). */
   access?: string;
   /** A write: its unified diff. */
   diff?: string;
-  /** A path outside the workspace that approving lets the call touch. */
-  outside?: OutsideAccess;
+  /** A path outside the workspace that approving lets the call touch, and the access. */
+  outside?: { path: string; access: string };
 }
 
 /** `path` as an absolute path: as it is when absolute, else joined to `workspace`. */
@@ -43,32 +43,30 @@ function field(input: unknown, name: string): string | undefined {
 
 /**
  * The card of an approval. A `run_command` always shows its command and folder, whatever
- * the preview's kind; a write shows its real target path beside the diff; any card whose
- * preview has `outside` shows it.
+ * the preview's kind; a write shows its real target path beside the diff; a card shows
+ * the preview's `outside`, and a `path` preview that names anything but the workspace
+ * as outside (hosts before `outside` existed sent one only for a path outside).
  */
 export function approvalView(
   approval: Pick<Approval, 'name' | 'input' | 'preview' | 'workspace'>,
 ): ApprovalView {
   const { preview, input, workspace } = approval;
   const view: ApprovalView = {};
-  if (preview.outside !== undefined) view.outside = preview.outside;
-  // A `path` preview names the real path reached outside, or only the workspace.
-  const hostPath =
-    preview.kind === 'command' ? preview.cwd : preview.path === workspace ? '' : preview.path;
-  const differs = (shown: string) => hostPath !== '' && hostPath !== shown;
+  const named = preview.kind === 'path' && preview.path !== workspace;
+  const outside = preview.outside ?? (named ? preview : undefined);
+  if (outside !== undefined) view.outside = { path: outside.path, access: outside.access };
   if (approval.name === 'run_command' || preview.kind === 'command') {
     const command = field(input, 'command') ?? (preview.kind === 'command' ? preview.command : '');
     const folder = workspacePath(workspace, field(input, 'cwd') ?? '.');
-    if (preview.kind !== 'write' && differs(folder)) view.realPath = hostPath;
+    const real = preview.kind === 'command' ? preview.cwd : named ? preview.path : folder;
+    if (real !== folder) view.realPath = real;
     return { ...view, command, folder };
   }
   view.path = field(input, 'path') ?? preview.path;
   if (preview.kind === 'write') {
     view.realPath = preview.realPath ?? workspacePath(workspace, view.path);
     view.diff = preview.diff;
-  } else {
-    view.access = preview.access;
-    if (differs(workspacePath(workspace, view.path))) view.realPath = hostPath;
   }
+  if (preview.kind === 'path') view.access = preview.access;
   return view;
 }

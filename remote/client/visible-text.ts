@@ -3,12 +3,12 @@
  * character that a terminal or a browser would act on or hide instead of showing is
  * replaced by a visible escape, so `git status\r\x1b[2K; echo pwned #` cannot pass for
  * `git status`. Shown as `\r`, `\x1b` (below U+0100) or `\u{202E}`:
- * - C0 controls except newline and tab, DEL, and C1 controls (ESC starts every ANSI
+ * - controls (Unicode `Cc`): C0 except newline and tab, DEL, C1 (ESC starts every ANSI
  *   sequence, so escaping it leaves the rest of the sequence inert, visible text);
- * - the bidi controls U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069;
- * - invisible characters: soft hyphen U+00AD, zero-width U+200B–U+200D, U+2060–U+2064,
- *   U+FEFF, line and paragraph separators U+2028, U+2029, tag characters
- *   U+E0000–U+E007F, and lone surrogates.
+ * - format characters (`Cf`): the bidi controls U+061C, U+200E, U+200F, U+202A–U+202E,
+ *   U+2066–U+2069, zero-width U+200B–U+200D, U+2060–U+2064, U+FEFF, soft hyphen U+00AD,
+ *   tag characters U+E0001–U+E007F, and the rest of the class;
+ * - line and paragraph separators U+2028, U+2029 (`Zl`, `Zp`), and lone surrogates.
  *
  * Newline is kept (commands and diffs span lines; each view shows where a line starts) and
  * tab is kept as is: it moves to the next tab stop and hides nothing, and escaping it
@@ -17,25 +17,8 @@
  * ({@link visibleParts}, {@link hiddenCount}).
  */
 
-/** The hidden characters above, as ranges of code points. */
-const HIDDEN_RANGES: readonly (readonly [number, number])[] = [
-  [0x00, 0x08],
-  [0x0b, 0x1f],
-  [0x7f, 0x9f],
-  [0xad, 0xad],
-  [0x61c, 0x61c],
-  [0x200b, 0x200f],
-  [0x2028, 0x202e],
-  [0x2060, 0x2064],
-  [0x2066, 0x2069],
-  [0xfeff, 0xfeff],
-  [0xe0000, 0xe007f],
-];
-
-const HIDDEN = new RegExp(
-  `[${HIDDEN_RANGES.map(([from, to]) => `\\u{${from.toString(16)}}-\\u{${to.toString(16)}}`).join('')}]|\\p{Cs}`,
-  'gu',
-);
+/** Controls but tab and newline, format characters (bidi, zero-width, tags), separators. */
+const HIDDEN = /(?![\t\n])[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}]/gu;
 
 /** The escape shown for one hidden character. */
 function escapeOf(char: string): string {

@@ -1,7 +1,7 @@
 /**
  * `approvalView` (remote/client): what every approval card shows. A run_command shows its
  * command and folder whatever the preview's kind (an old row's `path` preview too), a
- * write its real path, any preview's `outside`.
+ * write its real path, any preview's `outside` (an old row's path outside the workspace).
  */
 import { describe, expect, it } from 'vitest';
 import type { ApprovalPreview } from '../../protocol/index.js';
@@ -49,7 +49,15 @@ describe('approvalView', () => {
         { command: 'rm -rf build', cwd: '/tmp' },
         { kind: 'path', path: '/private/tmp', access: 'write' },
       ),
-    ).toEqual({ command: 'rm -rf build', folder: '/tmp', realPath: '/private/tmp' });
+    ).toEqual({
+      command: 'rm -rf build',
+      folder: '/tmp',
+      realPath: '/private/tmp',
+      outside: { path: '/private/tmp', access: 'write' },
+    });
+    expect(
+      view('run_command', { command: 'ls' }, { kind: 'path', path: WORKSPACE, access: 'read' }),
+    ).toEqual({ command: 'ls', folder: WORKSPACE });
   });
 
   it('shows a write with its real path: the preview’s, else the path in the workspace', () => {
@@ -75,7 +83,7 @@ describe('approvalView', () => {
     ).toEqual({ path: '../.zshrc', realPath: '/Users/me/.zshrc', diff: '+a', outside });
   });
 
-  it('shows a path with its access, and the host’s real path only when it names another', () => {
+  it('shows a path with its access, and one that is not the workspace as outside', () => {
     expect(
       view('list_directory', { path: 'src' }, { kind: 'path', path: WORKSPACE, access: 'read' }),
     ).toEqual({ path: 'src', access: 'read' });
@@ -85,7 +93,11 @@ describe('approvalView', () => {
         { path: '../secret' },
         { kind: 'path', path: '/Users/me/secret', access: 'read' },
       ),
-    ).toEqual({ path: '../secret', access: 'read', realPath: '/Users/me/secret' });
+    ).toEqual({
+      path: '../secret',
+      access: 'read',
+      outside: { path: '/Users/me/secret', access: 'read' },
+    });
   });
 
   it('joins relative paths to the workspace and keeps absolute ones', () => {
