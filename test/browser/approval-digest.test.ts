@@ -3,19 +3,13 @@
  * stays disabled when the input the card shows does not hash to the approval's
  * `inputDigest` (PROTOCOL.md 6.5), and is enabled, and calls back, when it does.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import preact from '@preact/preset-vite';
 import type { Browser, Page } from 'playwright-core';
-import { build } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { digest, type Approval } from '../../protocol/index.js';
 import { byTestId, visible } from './support/app-page.js';
+import { type ApprovalCardPage, serveApprovalCardPage } from './support/approval-card-page.js';
 import { launchChromium, openDevice, type Device } from './support/chromium.js';
-import { serveFolder, type StaticServer } from './support/static-server.js';
 
-const PAGE_SOURCE = new URL('./approval-card-page/', import.meta.url).pathname;
 const WORKSPACE = '/Users/someone/project';
 
 /** A pending `run_command` approval showing `shown`, with the digest of `hashed`. */
@@ -37,40 +31,29 @@ function commandApproval(shown: string, hashed: string): Approval {
   };
 }
 
-let out: string;
-let server: StaticServer;
+let cards: ApprovalCardPage;
 let browser: Browser;
 let device: Device;
 
 beforeAll(async () => {
-  out = mkdtempSync(join(tmpdir(), 'tether-approval-card-page-'));
-  await build({
-    root: PAGE_SOURCE,
-    configFile: false,
-    logLevel: 'warn',
-    plugins: [preact()],
-    build: { outDir: out, emptyOutDir: true, target: 'es2022' },
-  });
-  const cases: Record<string, Approval> = {
+  cards = await serveApprovalCardPage({
     match: commandApproval('echo safe', 'echo safe'),
     mismatch: commandApproval('rm -rf ~', 'echo safe'),
-  };
-  writeFileSync(join(out, 'cases.json'), JSON.stringify(cases));
-  server = await serveFolder(out);
+  });
   browser = await launchChromium();
   device = await openDevice(browser, 'Card tester');
 }, 90_000);
 
 afterAll(async () => {
   await browser?.close();
-  await server?.close();
-  if (out !== undefined) rmSync(out, { recursive: true, force: true });
+  await cards?.close();
 });
 
-/** Opens the case `name` and resolves with its card, once shown. */
+/** Opens the case `name` and resolves with its card, once shown pending. */
 async function openCase(page: Page, name: string) {
-  await page.goto(`${server.origin}/?case=${name}`);
-  return visible(byTestId(page, 'approval-card', { state: 'pending' }));
+  const card = await cards.open(page, name);
+  expect(await card.getAttribute('data-state')).toBe('pending');
+  return card;
 }
 
 const cardCalls = (page: Page) =>

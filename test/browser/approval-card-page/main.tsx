@@ -1,5 +1,5 @@
 /**
- * A page with one `ApprovalCard`, for the digest test: it renders the case named by the
+ * A page with one `ApprovalCard` and the app's styles, for the card tests: it renders the case named by the
  * `case` query parameter from `cases.json` (written by the test beside the built page) and counts
  * the Approve and Deny callbacks in `window.cardCalls`.
  */
@@ -7,6 +7,7 @@ import { render } from 'preact';
 import { z } from 'zod';
 import { Approval } from '../../../protocol/index.js';
 import { ApprovalCard } from '../../../remote/app/src/components/approval-card.js';
+import '../../../remote/app/src/styles.css';
 
 const Cases = z.record(z.string(), Approval);
 const calls = { approve: 0, deny: 0 };

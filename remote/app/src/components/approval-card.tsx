@@ -1,14 +1,18 @@
 /**
- * One approval: what the tool would do, the policy's reason, the digest check, and
- * Approve / Deny. Approve is enabled only while the approval is pending and the digest
- * recomputed here from exactly what the card shows equals the host's, and the callbacks
- * receive the digest to send (PROTOCOL.md 6.5). Standalone (plain props), so a test page
- * can render it with a crafted approval.
+ * One approval: what the tool would do (every field that changes what runs, by
+ * `approvalView`: a command and its folder whatever the preview's kind, a write's real
+ * path beside its diff, any path outside the workspace; all escaped by `ShownText`), the
+ * policy's reason, the digest check, and Approve / Deny. Approve is enabled only while
+ * the approval is pending and the digest recomputed here from exactly what the card
+ * shows equals the host's, and the callbacks receive the digest to send (PROTOCOL.md
+ * 6.5). Standalone (plain props), so a test page can render it with a crafted approval.
  */
 import { useMemo } from 'preact/hooks';
 import type { Approval, ToolCall } from '../../../../protocol/index.js';
-import { answerDigest, checkApproval, inputText } from '../logic/approval-check.js';
+import { approvalView } from '../../../../remote/client/index.js';
+import { answerDigest, checkApproval } from '../logic/approval-check.js';
 import { DiffView } from './diff-view.js';
+import { ShownText } from './shown-text.js';
 
 export interface ApprovalCardProps {
   approval: Approval;
@@ -30,7 +34,7 @@ export interface ApprovalCardProps {
 
 export function ApprovalCard(props: ApprovalCardProps) {
   const { approval, workspace, sending, error } = props;
-  const { preview, input } = approval;
+  const view = useMemo(() => approvalView(approval), [approval]);
   const check = useMemo(() => checkApproval(approval, workspace), [approval, workspace]);
   const { matches } = check;
   const pending = approval.state === 'pending';
@@ -49,49 +53,55 @@ export function ApprovalCard(props: ApprovalCardProps) {
           {approval.name}
         </code>
       </header>
-      {preview.kind === 'command' && (
-        <dl class="approval-detail">
-          <dt>Command</dt>
-          <dd>
-            <pre class="command" data-testid="approval-command">
-              {inputText(input, 'command') ?? preview.command}
-            </pre>
-          </dd>
-          <dt>In folder</dt>
-          <dd>
-            <code data-testid="approval-cwd">{inputText(input, 'cwd') ?? workspace}</code>
-          </dd>
-        </dl>
+      {view.outside !== undefined && (
+        <p class="approval-outside" data-testid="approval-outside">
+          Outside the workspace: <ShownText text={view.outside.path} /> ({view.outside.access})
+        </p>
       )}
-      {preview.kind === 'write' && (
-        <dl class="approval-detail">
-          <dt>File</dt>
-          <dd>
-            <code data-testid="approval-path">{inputText(input, 'path') ?? preview.path}</code>
-          </dd>
-          <dt>Change</dt>
-          <dd>
-            <DiffView diff={preview.diff} testId="approval-diff" />
-          </dd>
-        </dl>
-      )}
-      {preview.kind === 'path' && (
-        <dl class="approval-detail">
-          <dt>Path</dt>
-          <dd>
-            <code data-testid="approval-path">{inputText(input, 'path') ?? preview.path}</code>
-          </dd>
-          <dt>Access</dt>
-          <dd>{preview.access}</dd>
-        </dl>
-      )}
+      <dl class="approval-detail">
+        {view.command !== undefined && (
+          <>
+            <dt>Command</dt>
+            <dd>
+              <pre class="command" data-testid="approval-command">
+                <ShownText text={view.command} />
+              </pre>
+            </dd>
+            <Field label="In folder" testId="approval-cwd" text={view.folder ?? workspace} />
+          </>
+        )}
+        <Field
+          label={view.diff === undefined ? 'Path' : 'File'}
+          testId="approval-path"
+          text={view.path}
+        />
+        <Field label="Real path" testId="approval-real-path" text={view.realPath} />
+        {view.access !== undefined && (
+          <>
+            <dt>Access</dt>
+            <dd>{view.access}</dd>
+          </>
+        )}
+        {view.diff !== undefined && (
+          <>
+            <dt>Change</dt>
+            <dd>
+              <DiffView diff={view.diff} testId="approval-diff" />
+            </dd>
+          </>
+        )}
+      </dl>
       <p class="approval-reason" data-testid="approval-reason">
-        {approval.reason}
+        <ShownText text={approval.reason} />
       </p>
       <details class="approval-input">
         <summary>Exact input</summary>
-        <pre>{JSON.stringify(input, null, 2)}</pre>
-        <p class="muted">Workspace: {workspace}</p>
+        <pre>
+          <ShownText text={JSON.stringify(approval.input, null, 2)} />
+        </pre>
+        <p class="muted">
+          Workspace: <ShownText text={workspace} />
+        </p>
       </details>
       <p
         class={`approval-digest ${matches ? 'ok' : 'bad'}`}
@@ -137,6 +147,21 @@ export function ApprovalCard(props: ApprovalCardProps) {
         Approved commands run with your user’s rights on the host; policy is not a sandbox.
       </p>
     </section>
+  );
+}
+
+/** A labelled path, shown whole and escaped; nothing when there is none. */
+function Field(props: { label: string; testId: string; text: string | undefined }) {
+  if (props.text === undefined) return null;
+  return (
+    <>
+      <dt>{props.label}</dt>
+      <dd>
+        <code data-testid={props.testId}>
+          <ShownText text={props.text} />
+        </code>
+      </dd>
+    </>
   );
 }
 

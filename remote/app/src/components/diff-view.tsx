@@ -1,8 +1,9 @@
 /**
- * A unified diff with added lines green and removed lines red.
+ * A unified diff with added lines green and removed lines red, hidden characters escaped.
  */
 import { useMemo } from 'preact/hooks';
 import { diffLines } from '../logic/diff-lines.js';
+import { ShownText } from './shown-text.js';
 
 export function DiffView({ diff, testId }: { diff: string; testId?: string }) {
   const lines = useMemo(() => diffLines(diff), [diff]);
@@ -10,7 +11,7 @@ export function DiffView({ diff, testId }: { diff: string; testId?: string }) {
     <pre class="diff" data-testid={testId}>
       {lines.map((line, i) => (
         <span key={i} class={`diff-line diff-${line.kind}`}>
-          {line.text + '\n'}
+          <ShownText text={line.text + '\n'} />
         </span>
       ))}
     </pre>
