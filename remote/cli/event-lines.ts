@@ -3,28 +3,63 @@
  * calls with their state, approvals, retries. Assistant text is the follower's business.
  */
 import type { Approval, Event } from '../../protocol/index.js';
-import type { HostState } from '../client/index.js';
+import { approvalView, hiddenCount, type HostState, visibleText } from '../client/index.js';
 import { clip, formatToolInput } from './format.js';
 
 /** What an approval card shows. */
-export type ApprovalCard = Pick<Approval, 'id' | 'name' | 'reason' | 'preview' | 'workspace'>;
+export type ApprovalCard = Pick<
+  Approval,
+  'id' | 'name' | 'reason' | 'preview' | 'workspace' | 'input'
+>;
 
-/** How an approval card reads: the tool, and the command and folder, the diff, or the path. */
+/**
+ * `label` and `value`, escaped ({@link visibleText}) and whole: a value's later lines are
+ * marked `⏎` in the value's column, so no line of it can pass for a line of the card.
+ */
+function labelled(label: string, value: string): string[] {
+  const [first, ...rest] = visibleText(value).split('\n');
+  return [`  ${label.padEnd(8)} ${first}`, ...rest.map((line) => `         ⏎ ${line}`)];
+}
+
+/**
+ * How an approval card reads, by {@link approvalView}: a `run_command`'s whole command
+ * and its folder (whatever the preview's kind), a write's path, real path and diff, a
+ * path and its access, the real path when the host's differs, any path outside the
+ * workspace, and a note when hidden characters were shown escaped. Nothing is cut.
+ */
 export function describeApproval(approval: ApprovalCard): string[] {
-  const { preview } = approval;
-  const lines = [`approval ${approval.id}: ${approval.name} wants approval (${approval.reason})`];
-  switch (preview.kind) {
-    case 'command':
-      lines.push(`  command: ${preview.command}`, `  folder:  ${preview.cwd}`);
-      break;
-    case 'write':
-      lines.push(`  writes:  ${preview.path}`, ...preview.diff.split('\n').map((l) => `  ${l}`));
-      break;
-    case 'path':
-      lines.push(`  path:    ${preview.path} (${preview.access})`);
-      break;
+  const view = approvalView(approval);
+  const lines = [
+    `approval ${approval.id}: ${approval.name} wants approval (${visibleText(approval.reason)})`,
+  ];
+  if (view.command !== undefined) {
+    lines.push(...labelled('command:', view.command), ...labelled('folder:', view.folder ?? ''));
   }
-  lines.push(`  workspace: ${approval.workspace}`);
+  if (view.path !== undefined) {
+    const what = view.access === undefined ? view.path : `${view.path} (${view.access})`;
+    lines.push(...labelled(view.diff === undefined ? 'path:' : 'writes:', what));
+  }
+  if (view.realPath !== undefined) lines.push(...labelled('real path:', view.realPath));
+  const { outside } = view;
+  if (outside !== undefined) {
+    lines.push(...labelled('outside the workspace:', `${outside.path} (${outside.access})`));
+  }
+  if (view.diff !== undefined) {
+    lines.push(
+      ...visibleText(view.diff)
+        .split('\n')
+        .map((line) => `  │ ${line}`),
+    );
+  }
+  lines.push(...labelled('workspace:', approval.workspace));
+  const { command, folder, path, realPath, diff } = view;
+  const shown = [approval.reason, approval.workspace, command, folder, path, realPath, diff];
+  const hidden = [...shown, outside?.path].reduce((n, text) => n + hiddenCount(text ?? ''), 0);
+  if (hidden > 0) {
+    lines.push(
+      `  note: ${hidden} hidden character(s) (control, ANSI escape, bidi or invisible) shown escaped as \\x.., \\r or \\u{....}`,
+    );
+  }
   return lines;
 }
 
@@ -58,10 +93,10 @@ export function eventLines(event: Event, state: HostState): string[] {
     case 'tool.proposed':
       return [`tool ${event.payload.name} ${formatToolInput(event.payload.input)}: proposed`];
     case 'tool.approval_requested': {
-      const { approvalId, name, reason, preview, workspace } = event.payload;
+      const { approvalId, name, reason, preview, workspace, input } = event.payload;
       return [
         'waiting for approval',
-        ...pendingApprovalLines({ id: approvalId, name, reason, preview, workspace }),
+        ...pendingApprovalLines({ id: approvalId, name, reason, preview, workspace, input }),
       ];
     }
     case 'tool.approval_resolved':

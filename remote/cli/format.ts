@@ -1,6 +1,7 @@
 /**
  * Plain-text formatting shared by the remote's commands: tables, times, the SAS, inputs.
  */
+import { cutText, visibleText } from '../client/index.js';
 
 /** Columns padded to their widest cell, two spaces apart; the header row first. */
 export function formatTable(
@@ -29,13 +30,18 @@ export function formatSas(sas: string): string {
   return sas.length === 6 ? `${sas.slice(0, 3)} ${sas.slice(3)}` : sas;
 }
 
-/** One line of at most `max` characters: newlines folded, the rest cut with `…`. */
+/**
+ * One line: newlines folded to ` ⏎ `, hidden characters escaped, and past `max`
+ * characters cut with `… [cut: N more characters]` (never silently).
+ */
 export function clip(text: string, max = 80): string {
-  const line = text.replace(/\s*\n\s*/g, ' ⏎ ');
-  return line.length <= max ? line : `${line.slice(0, max - 1)}…`;
+  return visibleText(cutText(text.replace(/\s*\n\s*/g, ' ⏎ '), max));
 }
 
-/** A tool's input on one line: its command or path (quoted) when it has one, else compact JSON. */
+/**
+ * A tool's input on one line: its command or path (quoted) when it has one, else compact
+ * JSON; clipped, so a long command says it was cut (the approval card shows it whole).
+ */
 export function formatToolInput(input: unknown): string {
   if (typeof input === 'object' && input !== null) {
     const { command, path } = input as { command?: unknown; path?: unknown };

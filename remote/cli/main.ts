@@ -4,6 +4,7 @@
  */
 import { homedir } from 'node:os';
 import { TetherError } from '../../protocol/index.js';
+import { visibleText } from '../client/index.js';
 import { nodeWebSocketFactory } from '../client/node/index.js';
 import { approvalCommand, approvalUsage } from './approval-command.js';
 import { CANCEL_USAGE, cancelCommand } from './cancel-command.js';
@@ -25,7 +26,7 @@ Commands:
   submit "<task>" [--workspace DIR] [--model M] [--wait]
                                 start a run; --wait follows it to its end
   watch [runId]                 show runs live (one run until it ends, or all until Ctrl-C)
-  approve <approvalId>          show an approval and approve it
+  approve <approvalId> [--yes]  show an approval and approve it once you answer y
   deny <approvalId> [--note T]  show an approval and deny it
   cancel <runId>                cancel a run
 
@@ -79,7 +80,8 @@ export async function runRemoteCli(args: readonly string[], ctx: RemoteContext):
     }
     const failure = TetherError.from(error);
     const cause = failure.code === 'internal' && error instanceof Error ? `: ${error.message}` : '';
-    ctx.err(`tether remote ${name}: ${failure.message}${cause} [${failure.code}]\n`);
+    const message = visibleText(`${failure.message}${cause}`);
+    ctx.err(`tether remote ${name}: ${message} [${failure.code}]\n`);
     return 1;
   }
 }
@@ -94,6 +96,7 @@ export async function main(args: string[]): Promise<number> {
       out: (text) => process.stdout.write(text),
       err: (text) => process.stderr.write(text),
       signal: interrupt.signal,
+      terminal: process.stdin.isTTY ? process.stdin : undefined,
       env: process.env,
       cwd: process.cwd(),
       homedir: homedir(),

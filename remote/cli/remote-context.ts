@@ -14,6 +14,11 @@ export interface RemoteContext {
   err(text: string): void;
   /** Aborted on Ctrl-C. */
   signal: AbortSignal;
+  /**
+   * stdin when it is a terminal, where a person can answer a question (`approve` asks
+   * before approving); absent when it is a pipe or a file, or in tests.
+   */
+  terminal?: NodeJS.ReadableStream | undefined;
   env: Readonly<Record<string, string | undefined>>;
   cwd: string;
   homedir: string;

@@ -1,7 +1,7 @@
 /**
  * Following runs live (`watch`, `submit --wait`): a summary of the snapshot, then each
  * event's lines, assistant text streamed from previews, and connection trouble; for one
- * run, until it settles.
+ * run, until it settles. All of it with hidden characters escaped (`visibleText`).
  */
 import { type Event, isTerminalRunState, TetherError } from '../../protocol/index.js';
 import {
@@ -11,6 +11,7 @@ import {
   type PairedHostSummary,
   pendingApprovals,
   toolCallsOf,
+  visibleText,
 } from '../client/index.js';
 import { eventLines, pendingApprovalLines } from './event-lines.js';
 import { clip, formatToolInput } from './format.js';
@@ -54,10 +55,11 @@ export function followRuns(
   /** The run whose text the cursor is in the middle of, if any. */
   let midLine: string | undefined;
 
+  // Everything printed is escaped: a model's text must not move the cursor over a card.
   const line = (text: string) => {
     if (midLine !== undefined) ctx.out('\n');
     midLine = undefined;
-    ctx.out(text + '\n');
+    ctx.out(visibleText(text) + '\n');
   };
 
   const stream = (state: HostState) => {
@@ -73,7 +75,7 @@ export function followRuns(
         if (midLine !== undefined) ctx.out('\n');
         ctx.out(`${prefix(id)}» `);
       }
-      ctx.out(preview.text.slice(done.length));
+      ctx.out(visibleText(preview.text.slice(done.length)));
       midLine = id;
       done.length = preview.text.length;
     }
@@ -85,7 +87,7 @@ export function followRuns(
     streamed.delete(id);
     const { messageId, text: full } = event.payload;
     if (done?.messageId === messageId && midLine === id && done.length <= full.length) {
-      ctx.out(full.slice(done.length) + '\n');
+      ctx.out(visibleText(full.slice(done.length)) + '\n');
       midLine = undefined;
     } else if (full !== '') {
       line(`${prefix(event.runId)}» ${full}`);

@@ -1,9 +1,11 @@
 /**
  * `tether remote approve` / `deny` as child processes against the real host process:
  * the host asks before `write_file`, `submit --wait` shows the pending approval, and the
- * CLI's recomputed digest is the one the host accepts. Needs a host that offers
+ * CLI's recomputed digest is the one the host accepts; approve asks `Approve? [y/N]` on a
+ * terminal and, without one, refuses unless `--yes`. Needs a host that offers
  * `write_file` with its ask-first policy (start-host wiring the write tools).
  */
+import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,6 +19,7 @@ import {
 } from '../support/scripted-model-server.js';
 import { runTether, startTether } from './run-cli.js';
 
+const bin = new URL('../../bin/tether.js', import.meta.url).pathname;
 let host: HostProcess;
 let model: ScriptedModelServer;
 let home: string;
@@ -55,10 +58,20 @@ async function submitWrite(path: string) {
 describe('approvals on the real host', () => {
   it('approve shows the write with its diff, and the host writes the file', async () => {
     const { waiting, approvalId } = await submitWrite('notes.txt');
-    const approved = await runTether(['remote', 'approve', approvalId, '--state', state], home);
+    const refused = await runTether(['remote', 'approve', approvalId, '--state', state], home);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('stdin is not a terminal');
+    expect(refused.stderr).toContain('pass --yes');
+    expect(existsSync(join(host.workspace, 'notes.txt'))).toBe(false);
+
+    const approved = await runTether(
+      ['remote', 'approve', approvalId, '--yes', '--state', state],
+      home,
+    );
     expect(approved).toMatchObject({ code: 0, stderr: '' });
     expect(approved.stdout).toContain('  writes:  notes.txt\n');
-    expect(approved.stdout).toContain('  +hi\n');
+    expect(approved.stdout).toMatch(/^ {2}real path: \/\S+\/notes\.txt$/m);
+    expect(approved.stdout).toContain('  │ +hi\n');
     expect(approved.stdout).toContain(
       '  input: {"path":"notes.txt","content":"hi\\n","expectedSha256":null}\n',
     );
@@ -72,7 +85,10 @@ describe('approvals on the real host', () => {
     expect(done.stdout).toMatch(/^tool write_file: succeeded/m);
     expect(readFileSync(join(host.workspace, 'notes.txt'), 'utf8')).toBe('hi\n');
 
-    const again = await runTether(['remote', 'approve', approvalId, '--state', state], home);
+    const again = await runTether(
+      ['remote', 'approve', approvalId, '--yes', '--state', state],
+      home,
+    );
     expect(again.code).toBe(1);
     expect(again.stderr).toContain('[not_found]');
   });
@@ -92,4 +108,50 @@ describe('approvals on the real host', () => {
     expect(done.stdout).toMatch(/^tool write_file: failed/m);
     expect(existsSync(join(host.workspace, 'other.txt'))).toBe(false);
   });
+
+  it('approve on a terminal (script(1) gives it one) asks first and approves on y', async () => {
+    const { waiting, approvalId } = await submitWrite('asked.txt');
+    const tty = onTerminal(['remote', 'approve', approvalId, '--state', state]);
+    await tty.waitFor(/Approve\? \[y\/N\] $/);
+    expect(existsSync(join(host.workspace, 'asked.txt'))).toBe(false);
+    tty.type('y\n');
+    const result = await tty.exit;
+    expect(result.output).toMatch(/^ {2}writes: {2}asked\.txt\r?$/m);
+    expect(result.output).toMatch(/^approved\r?$/m);
+    expect(result.code).toBe(0);
+    expect((await waiting.exit).code).toBe(0);
+    expect(readFileSync(join(host.workspace, 'asked.txt'), 'utf8')).toBe('hi\n');
+  });
 });
+
+/** `tether <args>` with a pseudo-terminal as its stdin and stdout, by util-linux script(1). */
+function onTerminal(args: readonly string[]) {
+  const line = [process.execPath, bin, ...args].map((arg) => `'${arg}'`).join(' ');
+  const child = spawn('script', ['-qec', line, '/dev/null'], {
+    env: { PATH: process.env['PATH'] ?? '', HOME: home, TERM: 'dumb' },
+  });
+  let output = '';
+  const seen = new Set<() => void>();
+  child.stdout.on('data', (chunk: Buffer) => {
+    output += chunk.toString();
+    for (const check of seen) check();
+  });
+  const exit = new Promise<{ code: number | null; output: string }>((resolve) =>
+    child.on('close', (code) => resolve({ code, output })),
+  );
+  return {
+    exit,
+    type: (text: string) => child.stdin.write(text),
+    waitFor: (pattern: RegExp) =>
+      new Promise<void>((resolve, reject) => {
+        const check = () => {
+          if (!pattern.test(output)) return;
+          seen.delete(check);
+          resolve();
+        };
+        seen.add(check);
+        check();
+        void exit.then(() => seen.has(check) && reject(new Error(`exited first:\n${output}`)));
+      }),
+  };
+}

@@ -7,6 +7,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Readable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type Approval, digest } from '../../protocol/index.js';
 import type { WebSocketFactory } from '../../remote/client/index.js';
@@ -64,13 +65,19 @@ const factory: WebSocketFactory = (url) => {
   return host.factory(url);
 };
 
+/** `tether remote <args>`; `terminal` stands for stdin when it is a terminal. */
 async function cli(...args: string[]) {
+  return cliOn(undefined, ...args);
+}
+
+async function cliOn(terminal: NodeJS.ReadableStream | undefined, ...args: string[]) {
   let stdout = '';
   let stderr = '';
   const code = await runRemoteCli([...args, '--state', state], {
     out: (text) => (stdout += text),
     err: (text) => (stderr += text),
     signal: new AbortController().signal,
+    terminal,
     env: {},
     cwd: root,
     homedir: root,
@@ -98,7 +105,7 @@ describe('tether remote approve / deny', () => {
   it('shows the command and folder, and approves with the recomputed digest', async () => {
     const host = await pairedHost('mac');
     host.pending = [approval()];
-    const result = await cli('approve', 'apr_1');
+    const result = await cli('approve', 'apr_1', '--yes');
     expect(result).toMatchObject({ code: 0, stderr: '' });
     expect(result.stdout).toBe(
       [
@@ -141,7 +148,9 @@ describe('tether remote approve / deny', () => {
     ];
     const result = await cli('deny', 'apr_1', '--note', 'not now');
     expect(result.code).toBe(0);
-    expect(result.stdout).toContain('  writes:  a.txt\n  -old\n  +new\n');
+    expect(result.stdout).toContain(
+      `  writes:  a.txt\n  real path: ${WORKSPACE}/a.txt\n  │ -old\n  │ +new\n`,
+    );
     expect(result.stdout.endsWith('denied\n')).toBe(true);
     expect(host.responses()).toMatchObject([{ decision: 'deny', note: 'not now' }]);
   });
@@ -154,7 +163,7 @@ describe('tether remote approve / deny', () => {
         inputDigest: digest({ tool: 'run_command', input: other, workspace: WORKSPACE }),
       }),
     ];
-    const result = await cli('approve', 'apr_1');
+    const result = await cli('approve', 'apr_1', '--yes');
     expect(result.code).toBe(1);
     expect(result.stdout).toContain('  command: npm test');
     expect(result.stderr).toMatch(
@@ -167,13 +176,60 @@ describe('tether remote approve / deny', () => {
     await pairedHost('mac');
     const mini = await pairedHost('mini');
     mini.pending = [approval()];
-    const ambiguous = await cli('approve', 'apr_1');
+    const ambiguous = await cli('approve', 'apr_1', '--yes');
     expect(ambiguous.code).toBe(1);
     expect(ambiguous.stderr).toContain('paired with 2 hosts: pick one with --host HOSTID');
     expect(ambiguous.stderr).toContain(`${mini.identity.id}  Fake Mac  http://mini.test`);
 
-    const chosen = await cli('approve', 'apr_1', '--host', mini.identity.id);
+    const chosen = await cli('approve', 'apr_1', '--yes', '--host', mini.identity.id);
     expect(chosen.code).toBe(0);
     expect(mini.responses()).toHaveLength(1);
+  });
+
+  it('refuses to approve without a terminal to confirm on and without --yes', async () => {
+    const host = await pairedHost('mac');
+    host.pending = [approval()];
+    const result = await cli('approve', 'apr_1');
+    expect(result.code).toBe(1);
+    expect(result.stdout).toContain('  command: npm test\n');
+    expect(result.stdout).not.toContain('Approve?');
+    expect(result.stderr).toBe(
+      'tether remote approve: not approved: stdin is not a terminal, so nobody can confirm; ' +
+        'read the card above and pass --yes to approve it\n',
+    );
+    expect(host.responses()).toEqual([]);
+  });
+
+  it('asks "Approve? [y/N]" on a terminal and approves only on y or yes', async () => {
+    const host = await pairedHost('mac');
+    host.pending = [approval()];
+    for (const answer of ['n\n', '\n', 'yes please\n', '']) {
+      const result = await cliOn(Readable.from([answer]), 'approve', 'apr_1');
+      expect(result, JSON.stringify(answer)).toMatchObject({
+        code: 1,
+        stderr: 'tether remote approve: not approved (only y or yes approves)\n',
+      });
+      expect(result.stdout.endsWith('Approve? [y/N] ')).toBe(true);
+    }
+    expect(host.responses()).toEqual([]);
+    for (const answer of ['y\n', ' YES \n']) {
+      const result = await cliOn(Readable.from([answer]), 'approve', 'apr_1');
+      expect(result).toMatchObject({ code: 0, stderr: '' });
+      expect(result.stdout).toContain('  command: npm test\n');
+      expect(result.stdout.endsWith('Approve? [y/N] approved\n')).toBe(true);
+    }
+    expect(host.responses()).toMatchObject([{ decision: 'approve' }, { decision: 'approve' }]);
+  });
+
+  it('denies without asking: denying is always safe', async () => {
+    const host = await pairedHost('mac');
+    host.pending = [approval()];
+    const result = await cli('deny', 'apr_1');
+    expect(result).toMatchObject({ code: 0, stderr: '' });
+    expect(result.stdout).not.toContain('Approve?');
+    expect(host.responses()).toMatchObject([{ decision: 'deny' }]);
+    const yes = await cli('deny', 'apr_1', '--yes');
+    expect(yes.code).toBe(2);
+    expect(yes.stderr).toContain('unknown option --yes');
   });
 });
