@@ -142,7 +142,7 @@ export class ChannelServer {
             const wait = retryIn(verdict.retryInMs);
             return new TetherError('rate_limited', `too many handshakes for this device: ${wait}`);
           },
-          admitChannel: (_connection, deviceId) => this.admitChannel(deviceId),
+          admitChannel: (deviceId) => this.admitChannel(deviceId),
           onOpen: (opened) => {
             log.info('channel open', { conn: opened.id, deviceId: opened.deviceId, address });
             const { persistence } = this.options.runtime;

@@ -53,7 +53,7 @@ export interface ConnectionContext extends RouterContext {
   /** Before a hello naming this paired device is checked: an error refuses it (rate limit). */
   admitHello(deviceId: string): TetherError | null;
   /** After a hello verified, before `welcome`: an error refuses it (too many channels). */
-  admitChannel(connection: Connection, deviceId: string): TetherError | null;
+  admitChannel(deviceId: string): TetherError | null;
   /** Called once the device is known and its channel open (`welcome` sent). */
   onOpen(connection: Connection): void;
   /** Called once the first frame decrypted: the peer holds the channel's keys. */
@@ -218,7 +218,7 @@ export class Connection {
       },
     });
     if (!hello.ok) return this.refuse(hello.error, hello.error.internalReason);
-    const crowded = ctx.admitChannel(this, hello.deviceId);
+    const crowded = ctx.admitChannel(hello.deviceId);
     if (crowded !== null) {
       hello.cipher.close();
       return this.refuse(crowded, 'too many open channels for its device');

@@ -5,7 +5,7 @@
 import type { LogFields, Logger } from '../log/index.js';
 
 export const REFUSAL_LOG_INTERVAL_MS = 60_000;
-/** Reasons × addresses tracked at most; past that, refusals share one line per interval. */
+/** Lines × reasons × addresses tracked at most; past that, refusals share one line per interval. */
 const MAX_KEYS = 1024;
 
 interface Quiet {
@@ -24,13 +24,14 @@ export class RefusalLog {
   ) {}
 
   /**
-   * Logs `msg` (at info) for the first refusal with `reason` from `address` in an
-   * interval; later ones are counted, and when the interval ends one line says
+   * Logs `msg` (at info) for the first refusal with `msg` and `reason` from `address` in
+   * an interval; later ones are counted, and when the interval ends one line says
    * `suppressed: N` if there were any.
    */
   refused(reason: string, address: string, msg: string, fields: LogFields = {}): void {
-    const crowded = this.quiet.size >= MAX_KEYS;
-    const key = crowded ? '*' : `${reason}\u0000${address}`;
+    const own = `${msg}\u0000${reason}\u0000${address}`;
+    const crowded = !this.quiet.has(own) && this.quiet.size >= MAX_KEYS;
+    const key = crowded ? '*' : own;
     const quiet = this.quiet.get(key);
     if (quiet !== undefined) {
       quiet.suppressed++;
