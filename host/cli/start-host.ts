@@ -10,7 +10,13 @@ import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { serve, type ServerType } from '@hono/node-server';
-import { ensureDataDir, loadHostConfig, redactedConfig, type HostConfig } from '../config/index.js';
+import {
+  ensureDataDir,
+  loadHostConfig,
+  modelSecrets,
+  redactedConfig,
+  type HostConfig,
+} from '../config/index.js';
 import { armFaultPoints } from '../faults/index.js';
 import { loadOrCreateHostIdentity } from '../identity/index.js';
 import { createLogger, Redactor, type Logger, type LogRotation } from '../log/index.js';
@@ -161,7 +167,7 @@ async function startLocked(
     secrets.register(secret);
     log.registerSecret(secret);
   };
-  if (config.model?.apiKey !== undefined) keepSecret(config.model.apiKey);
+  for (const secret of modelSecrets(config.model, process.env)) keepSecret(secret);
   const identity = await loadOrCreateHostIdentity({
     dataDir: config.dataDir,
     platform: process.platform,

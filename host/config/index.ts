@@ -8,6 +8,7 @@ export { resolveDataDir } from './defaults.js';
 export { HOST_FLAGS, HOST_USAGE } from './flags.js';
 export type { HostFlag } from './flags.js';
 export { loadHostConfig } from './load-host-config.js';
+export { modelSecrets } from './model-secrets.js';
 export { redactedConfig } from './redact.js';
 export type { RedactedHostConfig } from './redact.js';
 export type {

@@ -8,6 +8,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { modelSecrets } from '../../host/config/index.js';
 import { createLogger, logFilePath, Redactor } from '../../host/log/index.js';
 
 const KEY = 'sk-proj-Xq3vT9pLm2Rk7sWn4Yd8Hb1Jc6Fg0Ae5Zu2Io9Pw';
@@ -154,5 +155,30 @@ describe('the logger masks the partial echoes too', () => {
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('modelSecrets: what of a model account the host registers', () => {
+  it('takes the key, every provider key variable, and credentials in the base URL', () => {
+    const secrets = modelSecrets(
+      {
+        apiKey: 'sk-configured-0123456789',
+        baseUrl:
+          'https://user:p%40ssw0rd-long@example.azure.com/v1?api-key=azure-key-0123&api-version=2024-10-21',
+      },
+      { OPENAI_API_KEY: 'sk-unused-openai-key-0123', TETHER_MODEL_API_KEY: '', PATH: '/usr/bin' },
+    );
+    expect(secrets.sort()).toEqual(
+      [
+        'sk-unused-openai-key-0123',
+        'sk-configured-0123456789',
+        'p@ssw0rd-long',
+        'azure-key-0123',
+      ].sort(),
+    );
+  });
+
+  it('is empty without a model and without key variables', () => {
+    expect(modelSecrets(null, { HOME: '/home/me' })).toEqual([]);
   });
 });
