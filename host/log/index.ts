@@ -1,8 +1,7 @@
 /**
  * host/log: the structured, redacting logger of the host.
  */
-export { createLogger, DEFAULT_LOG_ROTATION, logFilePath } from './logger.js';
-export { DEFAULT_LOG_BOUNDS } from './log-bounds.js';
+export { createLogger, logFilePath } from './logger.js';
 export type { LogBounds } from './log-bounds.js';
 export { Redactor } from './redaction.js';
 export { LOG_LEVELS } from './types.js';

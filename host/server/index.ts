@@ -12,7 +12,7 @@ export { APP_SECURITY_HEADERS, defaultAppDir } from './static-files.js';
 export { ChannelServer } from './channel-server.js';
 export type { ChannelServerOptions } from './channel-server.js';
 export { guardConnections, httpServerOptions } from './http-guard.js';
-export { DEFAULT_CHANNEL_LIMITS, DEFAULT_HTTP_LIMITS } from './server-limits.js';
+export { DEFAULT_HTTP_LIMITS } from './server-limits.js';
 export type { ChannelLimits, HttpLimits } from './server-limits.js';
 export type { RateLimit } from './rate-limiter.js';
 export {
