@@ -159,22 +159,24 @@ describe('reconnecting', () => {
     await client.close();
   });
 
-  it('pings after 15 s without traffic, and reconnects when nothing arrived for 40 s', async () => {
+  it('pings once the channel opens and after 15 s without traffic, and reconnects when nothing arrived for 40 s', async () => {
     const host = new FakeHost();
     const { client, connection } = await pairedClient(host);
     const sockets = host.sockets.length;
+    await vi.advanceTimersByTimeAsync(0);
+    expect(host.pings).toBe(1); // the first frame, at once: it proves the channel to the host
     await vi.advanceTimersByTimeAsync(14_999);
-    expect(host.pings).toBe(0);
-    await vi.advanceTimersByTimeAsync(1);
     expect(host.pings).toBe(1);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(host.pings).toBe(2);
     await vi.advanceTimersByTimeAsync(45_000); // pong answers keep it open
-    expect(host.pings).toBe(4);
+    expect(host.pings).toBe(5);
     expect(connection.status.state).toBe('open');
 
     host.answerPings = false;
     const opened = await statusOf(connection, 'open');
     await vi.advanceTimersByTimeAsync(39_999); // the last pong came 60 s in
-    expect(host.pings).toBe(6);
+    expect(host.pings).toBe(7);
     expect(connection.status).toBe(opened);
     await vi.advanceTimersByTimeAsync(1);
     expect(connection.status.state).not.toBe('open');
