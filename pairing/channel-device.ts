@@ -1,5 +1,5 @@
 /**
- * A device's side of opening a channel (PROTOCOL.md section 4): `hello`, then `welcome`
+ * A device's side of opening a channel (docs/protocol.md §4): `hello`, then `welcome`
  * and the frame cipher.
  */
 import nacl from 'tweetnacl';

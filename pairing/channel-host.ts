@@ -1,5 +1,5 @@
 /**
- * The host's side of opening a channel (PROTOCOL.md section 4): `hello` → `welcome` and
+ * The host's side of opening a channel (docs/protocol.md §4): `hello` → `welcome` and
  * the frame cipher.
  */
 import nacl from 'tweetnacl';

@@ -1,5 +1,5 @@
 /**
- * Binary frames of an open channel (PROTOCOL.md section 5): one key and one counter per
+ * Binary frames of an open channel (docs/protocol.md §5): one key and one counter per
  * direction, the counter never sent, so any dropped, replayed or reordered frame fails.
  */
 import nacl from 'tweetnacl';

@@ -1,5 +1,5 @@
 /**
- * Reading handshake text frames, and handshake failures as data (PROTOCOL.md sections 2-4).
+ * Reading handshake text frames, and handshake failures as data (docs/protocol.md sections 2-4).
  */
 import { z } from 'zod';
 import {

@@ -1,5 +1,5 @@
 /**
- * Ed25519 identities of hosts and devices, and the ids derived from them (PROTOCOL.md section 1).
+ * Ed25519 identities of hosts and devices, and the ids derived from them (docs/protocol.md §1).
  */
 import { sha256 } from '@noble/hashes/sha2.js';
 import nacl from 'tweetnacl';

@@ -1,6 +1,6 @@
 /**
  * pairing/: identities, the pairing handshake, the channel handshake and frame crypto
- * (PROTOCOL.md sections 1 and 3-5). Pure functions and small state machines over bytes
+ * (docs/protocol.md sections 1 and 3-5). Pure functions and small state machines over bytes
  * and plain objects; the host's server and the remote's client drive them with frames.
  * Handshake steps return failures as data ({@link HandshakeResult}); the frame cipher
  * throws, since a frame that fails ends the connection.

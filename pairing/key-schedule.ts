@@ -1,5 +1,5 @@
 /**
- * Keys derived from transcripts and shared secrets (PROTOCOL.md sections 3 and 4).
+ * Keys derived from transcripts and shared secrets (docs/protocol.md sections 3 and 4).
  */
 import { hkdf } from '@noble/hashes/hkdf.js';
 import { sha256 } from '@noble/hashes/sha2.js';

@@ -1,5 +1,6 @@
 /**
- * `b64u(n ‖ secretbox(utf8(JSON(value)), n, Kp))`: the sealed payloads of pairing (section 3).
+ * `b64u(n ‖ secretbox(utf8(JSON(value)), n, Kp))`: the sealed payloads of pairing
+ * (docs/protocol.md §3).
  */
 import nacl from 'tweetnacl';
 import type { z } from 'zod';

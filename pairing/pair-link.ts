@@ -1,5 +1,6 @@
 /**
- * The pairing link shown as a QR code: `<origin>/#pair=b64u(offerId ‖ psk ‖ hostPk)` (section 3).
+ * The pairing link shown as a QR code: `<origin>/#pair=b64u(offerId ‖ psk ‖ hostPk)`
+ * (docs/protocol.md §3).
  */
 import { b64u, concatBytes, fromB64u, TetherError } from '../protocol/index.js';
 

@@ -1,5 +1,5 @@
 /**
- * A pairing offer as the host keeps it (section 3): single use, short-lived, void after
+ * A pairing offer as the host keeps it (docs/protocol.md §3): single use, short-lived, void after
  * {@link MAX_FAILED_ATTEMPTS} failed attempts.
  */
 import { b64u } from '../protocol/index.js';

@@ -1,5 +1,6 @@
 /**
- * What a device keeps per paired host (section 3, end), stored as JSON and validated on read.
+ * What a device keeps per paired host (docs/protocol.md §3, end), stored as JSON and
+ * validated on read.
  */
 import { z } from 'zod';
 import { b64uBytes, fromB64u, parseWith, PeerId } from '../protocol/index.js';
@@ -7,7 +8,7 @@ import { identityFromSeed, peerIdOf } from './identity.js';
 import { isOrigin } from './pair-link.js';
 
 /**
- * `{origin, hostId, hostPk, hostName, deviceId, deviceSk}` of PROTOCOL.md, with the device
+ * `{origin, hostId, hostPk, hostName, deviceId, deviceSk}` of docs/protocol.md §3, with the device
  * secret stored as its 32-byte Ed25519 seed (`deviceSeed`). Both ids must match their keys.
  */
 export const PairedHost = z

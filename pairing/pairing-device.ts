@@ -1,5 +1,5 @@
 /**
- * The device's side of pairing (PROTOCOL.md section 3): `pair`, then `pair_confirm`, then
+ * The device's side of pairing (docs/protocol.md §3): `pair`, then `pair_confirm`, then
  * the record to keep.
  */
 import nacl from 'tweetnacl';

@@ -1,5 +1,5 @@
 /**
- * The host's side of pairing (PROTOCOL.md section 3): `pair` → `pair_challenge`, then
+ * The host's side of pairing (docs/protocol.md §3): `pair` → `pair_challenge`, then
  * `pair_confirm` → `paired` and the device to store.
  */
 import nacl from 'tweetnacl';

@@ -1,5 +1,5 @@
 /**
- * The transcripts that signatures and key derivations bind (PROTOCOL.md sections 0, 3 and 4).
+ * The transcripts that signatures and key derivations bind (docs/protocol.md sections 0, 3 and 4).
  */
 import { concatBytes, u16be, utf8 } from '../protocol/index.js';
 import { rawPeerId } from './identity.js';

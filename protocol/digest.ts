@@ -1,5 +1,5 @@
 /**
- * `JCS(v)` (RFC 8785 canonical JSON) and `digest(v)` (PROTOCOL.md section 0).
+ * `JCS(v)` (RFC 8785 canonical JSON) and `digest(v)` (docs/protocol.md §0).
  */
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex, utf8 } from './encoding.js';

@@ -1,5 +1,5 @@
 /**
- * Byte encodings used on the wire (PROTOCOL.md section 0). Browser-safe: no Buffer.
+ * Byte encodings used on the wire (docs/protocol.md §0). Browser-safe: no Buffer.
  */
 import { bytesToHex, concatBytes, hexToBytes } from '@noble/hashes/utils.js';
 

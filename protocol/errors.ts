@@ -1,8 +1,8 @@
 /**
- * The one error type of Tether and its code table (PROTOCOL.md sections 2 and 6.2).
+ * The one error type of Tether and its code table (docs/protocol.md sections 2 and 6.2).
  */
 
-/** WebSocket close codes (PROTOCOL.md section 2). */
+/** WebSocket close codes (docs/protocol.md §2). */
 export const CloseCode = {
   normal: 1000,
   goingAway: 1001,

@@ -1,5 +1,5 @@
 /**
- * Durable events (PROTOCOL.md section 6.4): the envelope and one payload schema per type.
+ * Durable events (docs/protocol.md §6.4): the envelope and one payload schema per type.
  */
 import { z } from 'zod';
 import { Digest, JsonObject, Millis, OpaqueId, PeerId, Seq } from './primitives.js';

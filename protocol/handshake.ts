@@ -1,5 +1,5 @@
 /**
- * Text frames before a channel opens: pairing (section 3) and hello/welcome (section 4).
+ * Text frames before a channel opens: pairing (docs/protocol.md §3) and hello/welcome (§4).
  */
 import { z } from 'zod';
 import { b64uBytes, b64uString, PeerId } from './primitives.js';

@@ -1,5 +1,5 @@
 /**
- * protocol/: the wire contract of PROTOCOL.md as schemas, types, digests and errors.
+ * protocol/: the wire contract of docs/protocol.md as schemas, types, digests and errors.
  * Runs in Node and the browser; imports no other folder of ours.
  */
 export * from './encoding.js';

@@ -1,5 +1,5 @@
 /**
- * Messages inside encrypted frames (PROTOCOL.md section 6).
+ * Messages inside encrypted frames (docs/protocol.md §6).
  */
 import { z } from 'zod';
 import { TetherError } from './errors.js';
@@ -77,9 +77,10 @@ export const LaggedMessage = z.looseObject({
 export const PongMessage = z.looseObject({ t: z.literal('pong') });
 
 /**
- * An extension of PROTOCOL.md (docs/protocol.md): the host's condition, sent to every open
- * connection when it changes and on opening while it is not ok. `persistence: "failed"`:
- * the store cannot commit, every command is answered `persistence_failed`, reads work.
+ * An extension of the original contract (docs/protocol.md §6): the host's condition, sent
+ * to every open connection when it changes and on opening while it is not ok.
+ * `persistence: "failed"`: the store cannot commit, every command is answered
+ * `persistence_failed`, reads work.
  */
 export const StatusMessage = z.looseObject({
   t: z.literal('status'),

@@ -1,5 +1,5 @@
 /**
- * Operations a remote may request (PROTOCOL.md section 6.2): args and result schemas.
+ * Operations a remote may request (docs/protocol.md §6.2): args and result schemas.
  * Args are strict (an unknown field is a clear `invalid_request`); results are loose so a
  * newer host may add fields.
  */

@@ -7,7 +7,7 @@ import { isB64uOfLength } from './encoding.js';
 /** The protocol version this code speaks. */
 export const PROTOCOL_VERSION = 1;
 
-/** Largest frame either side accepts, in bytes (section 2). */
+/** Largest frame either side accepts, in bytes (docs/protocol.md §2). */
 export const MAX_FRAME_BYTES = 1024 * 1024;
 
 /** Canonical base64url of exactly `length` bytes. */
@@ -27,7 +27,7 @@ export const b64uString = (maxChars: number) =>
 /** `hostId` and `deviceId`: b64u of 16 bytes (22 characters). */
 export const PeerId = b64uBytes(16);
 
-/** A command id made by a remote: 16-64 characters (section 6.1). */
+/** A command id made by a remote: 16-64 characters (docs/protocol.md §6.1). */
 export const CommandId = z
   .string()
   .min(16)

@@ -1,5 +1,5 @@
 /**
- * Records carried in results, snapshots and events (PROTOCOL.md section 6.3). Host-made
+ * Records carried in results, snapshots and events (docs/protocol.md §6.3). Host-made
  * records keep unknown fields (`looseObject`) so a newer host can add fields safely.
  */
 import { z } from 'zod';

@@ -1,5 +1,5 @@
 /**
- * Run and tool-call state machines as data (PROTOCOL.md section 7). The host guards every
+ * Run and tool-call state machines as data (docs/protocol.md §7). The host guards every
  * state change with {@link canTransition}; terminal states are never rewritten.
  */
 import { z } from 'zod';

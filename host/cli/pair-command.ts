@@ -1,8 +1,8 @@
 /**
  * `tether pair`: asks the running host for a pairing offer, shows its QR code and link,
  * and waits until a device pairs (then shows the SAS to compare), or the offer expires or
- * is voided. `--json` prints the offer as one line and returns at once (PROTOCOL.md
- * section 9: a contract for harnesses).
+ * is voided. `--json` prints the offer as one line and returns at once (docs/protocol.md
+ * §9: a contract for harnesses).
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { renderUnicodeCompact } from 'uqr';

@@ -1,7 +1,7 @@
 /**
  * `tether start`: config, data directory, identity, store, recovery, runtime, HTTP, and a
  * graceful stop. The printed `listening on http://ADDR:PORT` line is a contract
- * (PROTOCOL.md section 9): harnesses wait for it.
+ * (docs/protocol.md §9): harnesses wait for it.
  */
 import { randomBytes } from 'node:crypto';
 import { homedir } from 'node:os';

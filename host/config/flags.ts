@@ -12,7 +12,7 @@ export interface HostFlag {
   readonly description: string;
 }
 
-/** Every flag `tether start` accepts (PROTOCOL.md section 9). `--help` is the CLI's own. */
+/** Every flag `tether start` accepts (docs/protocol.md §9). `--help` is the CLI's own. */
 export const HOST_FLAGS = [
   {
     flag: '--data',

@@ -4,7 +4,7 @@
 import type { LogLevel } from '../log/index.js';
 import type { PolicyConfig } from '../policy/index.js';
 
-/** A folder the host's user allows runs in (PROTOCOL.md section 9). */
+/** A folder the host's user allows runs in (docs/protocol.md §9). */
 export interface Workspace {
   /** Unique among the host's workspaces: the folder's name, `-2`, `-3`… for repeats. */
   name: string;

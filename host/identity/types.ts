@@ -1,5 +1,5 @@
 /**
- * Contracts of the host's identity (PROTOCOL.md section 1).
+ * Contracts of the host's identity (docs/protocol.md §1).
  */
 import type { KeyStore } from '../config/index.js';
 

@@ -1,5 +1,5 @@
 /**
- * Answers to approvals (PROTOCOL.md 6.5): every check in the transaction that resolves
+ * Answers to approvals (docs/protocol.md §6.5): every check in the transaction that resolves
  * the approval; the first valid answer wins; expiry resolves as denied by `"expiry"`.
  */
 import { TetherError, type OpArgs, type OpResult } from '../../protocol/index.js';

@@ -55,8 +55,9 @@ export function recordPairedDevice(
       lastSeenAt: null,
       revokedAt: null,
     });
-    // `platform` goes beyond PROTOCOL.md's {deviceId, name}: with it a remote can show the
-    // new device (e.g. who approved) without refetching devices.list.
+    // `platform` goes beyond the original contract's {deviceId, name} (docs/protocol.md §6.4):
+    // with it a remote can show the new device (e.g. who approved) without refetching
+    // devices.list.
     tx.append({
       type: 'device.paired',
       payload: { deviceId: device.deviceId, name: device.name, platform: device.platform },

@@ -1,6 +1,6 @@
 /**
  * Commands that change runs: submit, cancel, continue, reconcile. Each applies once per
- * commandId, in one transaction with its events (PROTOCOL.md 6.1).
+ * commandId, in one transaction with its events (docs/protocol.md §6.1).
  */
 import {
   TetherError,

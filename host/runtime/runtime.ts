@@ -111,7 +111,7 @@ export class Runtime {
     if (this.started) throw new Error('the runtime is already started');
     this.started = true;
     const now = Date.now();
-    // Commands are kept at least 30 days for deduplication (PROTOCOL.md 6.1); used or
+    // Commands are kept at least 30 days for deduplication (docs/protocol.md §6.1); used or
     // expired pairing offers only as long as the admin page may ask about them.
     this.store.write(() => {
       this.store.commands.pruneBefore(now - COMMAND_RETENTION_MS);
@@ -224,7 +224,7 @@ export class Runtime {
   }
 
   /**
-   * Subscribes to committed events after `afterSeq` in `scope` (PROTOCOL.md 6.3). `by` is
+   * Subscribes to committed events after `afterSeq` in `scope` (docs/protocol.md §6.3). `by` is
    * the device asking, marked `current` in the snapshot's devices.
    */
   subscribe(args: OpArgs<'subscribe'>, by: Actor): Subscription {

@@ -1,5 +1,5 @@
 /**
- * Subscriptions from a cursor (PROTOCOL.md 6.3): a replay of the log, or a snapshot read
+ * Subscriptions from a cursor (docs/protocol.md §6.3): a replay of the log, or a snapshot read
  * in one transaction, then live events, with no gap and no duplicate across the switch.
  */
 import type { Event } from '../../protocol/index.js';

@@ -1,6 +1,6 @@
 /**
  * `/admin`: a small page and JSON API, on this computer only, to pair devices, list them
- * and revoke them (PROTOCOL.md section 8).
+ * and revoke them (docs/protocol.md §8).
  */
 import type { HttpBindings } from '@hono/node-server';
 import { Hono } from 'hono';

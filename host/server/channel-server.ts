@@ -1,5 +1,5 @@
 /**
- * The `ws` endpoint `/v1/ws` (PROTOCOL.md sections 2-6): upgrades, the handshake limits
+ * The `ws` endpoint `/v1/ws` (docs/protocol.md sections 2-6): upgrades, the handshake limits
  * by address and device, live connections by device, revocation, and live previews fan-out.
  */
 import type { IncomingMessage } from 'node:http';

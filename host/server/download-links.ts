@@ -1,5 +1,5 @@
 /**
- * `download.link` (PROTOCOL.md 6.2): single-use links, valid 60 s, to a tool call's full
+ * `download.link` (docs/protocol.md §6.2): single-use links, valid 60 s, to a tool call's full
  * output or an artifact. Each link is a JWT signed with the host's Ed25519 key (jose,
  * EdDSA): issuer the hostId, audience the device that asked, subject the output or
  * artifact, a random jti, and the runtime instance, so links from an earlier start die

@@ -1,6 +1,6 @@
 /**
  * Which origin a remote reached the host on, and whether download links may be served
- * there (PROTOCOL.md 6.2 `download.link`: HTTPS or loopback origins only).
+ * there (docs/protocol.md §6.2 `download.link`: HTTPS or loopback origins only).
  */
 import type { IncomingMessage } from 'node:http';
 import { isLoopbackAddress } from './client-address.js';

@@ -1,5 +1,5 @@
 /**
- * The host's HTTP app (PROTOCOL.md section 8): health, download links, the local CA's
+ * The host's HTTP app (docs/protocol.md §8): health, download links, the local CA's
  * certificate when serving HTTPS with it, the loopback admin surface, and the PWA.
  * The channel endpoint `/v1/ws` is served by the upgrade handler beside it.
  */

@@ -1,5 +1,5 @@
 /**
- * Maps each op of PROTOCOL.md 6.2 onto the runtime and the store. Subscriptions are the
+ * Maps each op of docs/protocol.md §6.2 onto the runtime and the store. Subscriptions are the
  * connection's business; everything else answers here.
  */
 import {

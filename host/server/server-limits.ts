@@ -6,7 +6,10 @@
 import type { RateLimit } from './rate-limiter.js';
 
 export interface ChannelLimits {
-  /** Handshakes in progress from one address; more are closed at once with 4429 (PROTOCOL.md section 2). */
+  /**
+   * Handshakes in progress from one address; more are closed at once with 4429
+   * (docs/protocol.md §2).
+   */
   handshakesInProgressPerAddress: number;
   /** Handshakes started from one address, each socket one; beyond, 4429 before any frame is read. */
   handshakesPerAddress: RateLimit;

@@ -1,5 +1,5 @@
 /**
- * The PWA's files (PROTOCOL.md section 8, `GET /`): served from the built app folder with
+ * The PWA's files (docs/protocol.md §8, `GET /`): served from the built app folder with
  * a strict CSP, cache rules fit for a service worker, precompressed bodies, and a
  * fallback to index.html for the app's own routes. Nothing outside the folder is served.
  */

@@ -1,5 +1,5 @@
 /**
- * Commands already applied, so a resent command returns its first result (PROTOCOL.md 6.1).
+ * Commands already applied, so a resent command returns its first result (docs/protocol.md §6.1).
  */
 import { JsonRecord, readJsonColumn } from './json-column.js';
 import type { Statement } from 'better-sqlite3';

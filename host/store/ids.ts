@@ -1,7 +1,7 @@
 import { randomFillSync } from 'node:crypto';
 import { b64u } from '../../protocol/index.js';
 
-/** A new opaque host id such as `run_3q2x…` (PROTOCOL.md section 0: clients never parse it). */
+/** A new opaque host id such as `run_3q2x…` (docs/protocol.md §0: clients never parse it). */
 // One system call fills many ids: randomBytes(12) per id cost more than the rest of a commit.
 const pool = new Uint8Array(12 * 256);
 let used = pool.length;

@@ -41,7 +41,7 @@ export function describeDiskFailure(error: unknown): string {
   return `${codeOf(error) ?? 'error'}: ${text}`;
 }
 
-/** The answer to every command while commits fail (PROTOCOL.md 6.2: retryable). */
+/** The answer to every command while commits fail (docs/protocol.md §6.2: retryable). */
 export function persistenceFailedError(state: PersistenceState, cause?: unknown): TetherError {
   const why = state.ok ? '' : ` (${state.message})`;
   return new TetherError('persistence_failed', `the store cannot commit${why}: nothing was done`, {

@@ -42,7 +42,7 @@ export interface FileChange {
   apply(current: CurrentFile, where: string): Buffer | ToolResult;
 }
 
-/** What a write would do if run now (PROTOCOL.md section 6.4, `preview` of kind `write`). */
+/** What a write would do if run now (docs/protocol.md §6.4, `preview` of kind `write`). */
 export async function previewFileChange(
   change: FileChange,
   ctx: ToolPreviewContext,

@@ -1,5 +1,5 @@
 /**
- * The contracts between tools and the runtime that runs them (PROTOCOL.md section 10).
+ * The contracts between tools and the runtime that runs them (docs/protocol.md §10).
  */
 import type { z } from 'zod';
 import type { ApprovalPreview } from '../../protocol/index.js';
@@ -108,7 +108,7 @@ export interface ToolResult {
 
 /** A tool the model can call. `I` is the validated input type. */
 export interface ToolDefinition<I> {
-  /** The name the model calls, fixed by PROTOCOL.md section 10. */
+  /** The name the model calls, fixed by docs/protocol.md §10. */
   name: string;
   /** What the tool does, written for the model. */
   description: string;

@@ -1,6 +1,6 @@
 /**
  * `tether remote approve <approvalId>` and `tether remote deny <approvalId>`: shows what
- * the approval is for, recomputes its input digest from what it shows (PROTOCOL.md 6.5),
+ * the approval is for, recomputes its input digest from what it shows (docs/protocol.md §6.5),
  * refuses to answer when the digest differs, and sends the answer bound to that digest.
  * Approve asks `Approve? [y/N]` on a terminal first (or takes `--yes`); without a
  * terminal and `--yes` it refuses. Deny asks nothing: denying is always safe.

@@ -1,5 +1,5 @@
 /**
- * An open channel (PROTOCOL.md sections 5-6): sealed requests matched to their answers,
+ * An open channel (docs/protocol.md sections 5-6): sealed requests matched to their answers,
  * pushed messages handed on in frame order, keepalive, and the end of the connection.
  * Answers and pushes are delivered synchronously, in the order their frames arrived.
  */

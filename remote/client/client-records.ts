@@ -1,5 +1,5 @@
 /**
- * What a client installation keeps (PROTOCOL.md sections 1 and 3): its one device
+ * What a client installation keeps (docs/protocol.md sections 1 and 3): its one device
  * identity, made once, and one record per paired host.
  */
 import { z } from 'zod';

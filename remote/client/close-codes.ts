@@ -1,5 +1,5 @@
 /**
- * What a closed socket means (PROTOCOL.md section 2), as a {@link TetherError}, and what
+ * What a closed socket means (docs/protocol.md §2), as a {@link TetherError}, and what
  * a connection does next.
  */
 import { CloseCode, ERROR_CODE_NAMES, ERROR_CODES, TetherError } from '../../protocol/index.js';

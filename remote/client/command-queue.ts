@@ -1,5 +1,5 @@
 /**
- * Sending the outbox (PROTOCOL.md 6.1): every pending command goes out on each new
+ * Sending the outbox (docs/protocol.md §6.1): every pending command goes out on each new
  * connection until the host answers it for good; a retryable answer sends it again later.
  * The host's command log makes every resend safe.
  */

@@ -1,5 +1,5 @@
 /**
- * How each durable event (PROTOCOL.md 6.4) changes the records a remote holds. Only what
+ * How each durable event (docs/protocol.md §6.4) changes the records a remote holds. Only what
  * the event says is applied; a record the remote never saw is not made up from a partial event.
  */
 import {
@@ -240,7 +240,7 @@ function resolveApproval(draft: StateDraft, event: EventOf<'tool.approval_resolv
 function updateRun(draft: StateDraft, event: Event, change: (run: Run) => Run | undefined): void {
   if (event.runId === null) return;
   draft.update('runs', event.runId, event.seq, (run) => {
-    // Terminal states are never rewritten (PROTOCOL.md section 7).
+    // Terminal states are never rewritten (docs/protocol.md §7).
     if (run === undefined || isTerminalRunState(run.state)) return undefined;
     return change(run);
   });

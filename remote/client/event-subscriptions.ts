@@ -1,5 +1,5 @@
 /**
- * Subscriptions that outlive connections (PROTOCOL.md 6.3): each keeps its last seq, is
+ * Subscriptions that outlive connections (docs/protocol.md §6.3): each keeps its last seq, is
  * subscribed again from it on every new connection or after `lagged`, and passes on only
  * events it has not seen.
  */

@@ -151,7 +151,7 @@ export interface HandshakeOptions {
   signal?: AbortSignal;
 }
 
-/** A handshake's time limit, as on the host (PROTOCOL.md section 2). */
+/** A handshake's time limit, as on the host (docs/protocol.md §2). */
 export const HANDSHAKE_TIMEOUT_MS = 10_000;
 
 /**

@@ -1,5 +1,5 @@
 /**
- * Liveness of an open channel (PROTOCOL.md section 6): `ping` after 15 s without traffic,
+ * Liveness of an open channel (docs/protocol.md §6): `ping` after 15 s without traffic,
  * give up when nothing arrived for 40 s. One timer, re-armed only when it fires.
  */
 import type { TimerHandle, Timers } from './timers.js';
@@ -11,7 +11,7 @@ export interface KeepaliveSettings {
   deadAfterMs: number;
 }
 
-/** PROTOCOL.md section 6: ping after 15 s, give up after 40 s. */
+/** docs/protocol.md §6: ping after 15 s, give up after 40 s. */
 export const DEFAULT_KEEPALIVE: KeepaliveSettings = { pingAfterMs: 15_000, deadAfterMs: 40_000 };
 
 /** Pings and dead-link detection for one channel, from when it is made until {@link Keepalive.stop}. */

@@ -1,5 +1,5 @@
 /**
- * Ephemeral streaming (PROTOCOL.md section 6): `preview` text appended only where its
+ * Ephemeral streaming (docs/protocol.md §6): `preview` text appended only where its
  * offset fits, `output` tails kept bounded. Neither is ever shown as durable history.
  */
 import {

@@ -1,5 +1,5 @@
 /**
- * Opening a channel to a paired host (PROTOCOL.md section 4): `hello`, `welcome`, keys.
+ * Opening a channel to a paired host (docs/protocol.md §4): `hello`, `welcome`, keys.
  */
 import {
   type FrameCipher,

@@ -1,5 +1,5 @@
 /**
- * The durable outbox (PROTOCOL.md 6.1): every command gets its commandId and is stored
+ * The durable outbox (docs/protocol.md §6.1): every command gets its commandId and is stored
  * before its first send, and stays until the host answers it for good.
  */
 import { z } from 'zod';

@@ -1,5 +1,5 @@
 /**
- * Pairing with a host from a scanned link (PROTOCOL.md section 3), over a fresh socket.
+ * Pairing with a host from a scanned link (docs/protocol.md §3), over a fresh socket.
  */
 import {
   type Identity,

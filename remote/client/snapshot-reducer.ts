@@ -1,5 +1,5 @@
 /**
- * How a subscription's snapshot (PROTOCOL.md 6.3) replaces what a remote holds for its
+ * How a subscription's snapshot (docs/protocol.md §6.3) replaces what a remote holds for its
  * scope, as of the snapshot's cursor. Records changed after the cursor are kept.
  */
 import { z } from 'zod';

@@ -54,7 +54,7 @@ export class TetherClient {
   }
 
   /**
-   * Pairs with the host of a scanned link (PROTOCOL.md section 3) and stores its record.
+   * Pairs with the host of a scanned link (docs/protocol.md §3) and stores its record.
    * Rejects with `invalid_request` for a malformed link or name, `pair_failed` when the
    * host refuses (expired, used or unknown offer), or when the host is not the one scanned.
    */

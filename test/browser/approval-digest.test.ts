@@ -1,7 +1,7 @@
 /**
  * The app's `ApprovalCard` on a page built here with Vite and served on loopback: Approve
  * stays disabled when the input the card shows does not hash to the approval's
- * `inputDigest` (PROTOCOL.md 6.5), and is enabled, and calls back, when it does.
+ * `inputDigest` (docs/protocol.md §6.5), and is enabled, and calls back, when it does.
  */
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

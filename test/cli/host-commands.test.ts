@@ -1,6 +1,6 @@
 /**
  * `tether pair`, `tether devices` and `tether revoke` as child processes against the real
- * host process: the section 9 contract of `pair --json`, the human pairing flow with its
+ * host process: the docs/protocol.md §9 contract of `pair --json`, the human pairing flow with its
  * SAS, revocation, the error when no host runs, and strict flags.
  */
 import { spawnSync } from 'node:child_process';

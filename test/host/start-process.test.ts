@@ -1,5 +1,5 @@
 /**
- * `tether start` as a real child process: the section 9 contract of PROTOCOL.md.
+ * `tether start` as a real child process: the docs/protocol.md §9 contract.
  * Runs the built host (npm test builds first).
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';

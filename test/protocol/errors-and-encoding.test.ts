@@ -10,7 +10,7 @@ import {
 } from '../../protocol/index.js';
 
 describe('error table', () => {
-  it('maps handshake errors to the close codes of PROTOCOL.md section 2', () => {
+  it('maps handshake errors to the close codes of docs/protocol.md §2', () => {
     expect(ERROR_CODES.pair_failed.close).toBe(4409);
     expect(ERROR_CODES.unauthorized.close).toBe(4401);
     expect(ERROR_CODES.device_revoked.close).toBe(4403);

@@ -7,7 +7,7 @@ import {
   isTerminalToolCallState,
 } from '../../protocol/index.js';
 
-describe('run state machine (PROTOCOL.md section 7)', () => {
+describe('run state machine (docs/protocol.md §7)', () => {
   const allowed = new Set([
     'queued>running',
     'queued>cancelled',
@@ -42,7 +42,7 @@ describe('run state machine (PROTOCOL.md section 7)', () => {
   });
 });
 
-describe('tool-call state machine (PROTOCOL.md section 7)', () => {
+describe('tool-call state machine (docs/protocol.md §7)', () => {
   const allowed = new Set([
     'proposed>waiting_for_approval',
     'waiting_for_approval>ready',

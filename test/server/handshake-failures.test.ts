@@ -1,6 +1,6 @@
 /**
  * Each way a handshake or channel can go wrong ends with its close code, and leaves the
- * host serving everyone else (PROTOCOL.md sections 2-5). A real host process.
+ * host serving everyone else (docs/protocol.md sections 2-5). A real host process.
  */
 import nacl from 'tweetnacl';
 import WebSocket from 'ws';

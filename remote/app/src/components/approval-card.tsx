@@ -4,8 +4,8 @@
  * path beside its diff, any path outside the workspace; all escaped by `ShownText`), the
  * policy's reason, the digest check, and Approve / Deny. Approve is enabled only while
  * the approval is pending and the digest recomputed here from exactly what the card
- * shows equals the host's, and the callbacks receive the digest to send (PROTOCOL.md
- * 6.5). Standalone (plain props), so a test page can render it with a crafted approval.
+ * shows equals the host's, and the callbacks receive the digest to send (docs/protocol.md
+ * §6.5). Standalone (plain props), so a test page can render it with a crafted approval.
  */
 import { useMemo } from 'preact/hooks';
 import type { Approval, ToolCall } from '../../../../protocol/index.js';

@@ -1,5 +1,5 @@
 /**
- * What makes an approval safe to approve (PROTOCOL.md 6.5): the digest recomputed here,
+ * What makes an approval safe to approve (docs/protocol.md §6.5): the digest recomputed here,
  * from exactly the name, input and workspace the card shows, equals the event's.
  */
 import { type Approval, digest } from '../../../../protocol/index.js';

@@ -17,7 +17,7 @@ export function sortRuns(runs: readonly Run[]): Run[] {
   return [...runs].sort((a, b) => rank(a) - rank(b) || b.createdAt - a.createdAt);
 }
 
-/** How many final runs an unscoped snapshot lists at most (PROTOCOL.md 6.3: "recent 50"). */
+/** How many final runs an unscoped snapshot lists at most (docs/protocol.md §6.3: "recent 50"). */
 export const SNAPSHOT_RECENT_RUNS = 50;
 
 /**
