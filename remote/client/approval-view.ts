@@ -24,18 +24,20 @@ export interface ApprovalView {
   /** A write: its unified diff. */
   diff?: string;
   /** A path outside the workspace that approving lets the call touch, and the access. */
-  outside?: { path: string; access: string };
+  outside?: { path: string; access: string } | undefined;
 }
 
-/** `path` as an absolute path: as it is when absolute, else joined to `workspace`. */
+/**
+ * `path` as an absolute path: as it is when absolute, else joined to `workspace` as it is
+ * (`..` and `./` are kept: the card shows what the input says).
+ */
 export function workspacePath(workspace: string, path: string): string {
   if (path.startsWith('/')) return path;
-  const rest = path.replace(/^(\.\/)+/, '');
-  if (rest === '' || rest === '.') return workspace;
-  return `${workspace.replace(/\/$/, '')}/${rest}`;
+  return path === '.' || path === '' ? workspace : `${workspace}/${path}`;
 }
 
-function field(input: unknown, name: string): string | undefined {
+/** The field `name` of a tool input, when it is a string. */
+export function inputText(input: unknown, name: string): string | undefined {
   const value =
     typeof input === 'object' && input !== null ? (input as Record<string, unknown>)[name] : null;
   return typeof value === 'string' ? value : undefined;
@@ -51,18 +53,17 @@ export function approvalView(
   approval: Pick<Approval, 'name' | 'input' | 'preview' | 'workspace'>,
 ): ApprovalView {
   const { preview, input, workspace } = approval;
-  const view: ApprovalView = {};
   const named = preview.kind === 'path' && preview.path !== workspace;
-  const outside = preview.outside ?? (named ? preview : undefined);
-  if (outside !== undefined) view.outside = { path: outside.path, access: outside.access };
+  const view: ApprovalView = { outside: preview.outside ?? (named ? preview : undefined) };
   if (approval.name === 'run_command' || preview.kind === 'command') {
-    const command = field(input, 'command') ?? (preview.kind === 'command' ? preview.command : '');
-    const folder = workspacePath(workspace, field(input, 'cwd') ?? '.');
+    view.command =
+      inputText(input, 'command') ?? (preview.kind === 'command' ? preview.command : '');
+    const folder = (view.folder = workspacePath(workspace, inputText(input, 'cwd') ?? '.'));
     const real = preview.kind === 'command' ? preview.cwd : named ? preview.path : folder;
     if (real !== folder) view.realPath = real;
-    return { ...view, command, folder };
+    return view;
   }
-  view.path = field(input, 'path') ?? preview.path;
+  view.path = inputText(input, 'path') ?? preview.path;
   if (preview.kind === 'write') {
     view.realPath = preview.realPath ?? workspacePath(workspace, view.path);
     view.diff = preview.diff;

@@ -45,11 +45,5 @@ export {
   DEFAULT_BACKOFF_MAX_MS,
 } from './backoff.js';
 export { DEFAULT_KEEPALIVE, type KeepaliveSettings } from './keepalive.js';
-export {
-  cutText,
-  hiddenCount,
-  type VisiblePart,
-  visibleParts,
-  visibleText,
-} from './visible-text.js';
-export { type ApprovalView, approvalView, workspacePath } from './approval-view.js';
+export { cutText, hiddenCount, visibleParts, visibleText } from './visible-text.js';
+export { type ApprovalView, approvalView, inputText, workspacePath } from './approval-view.js';

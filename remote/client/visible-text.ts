@@ -17,34 +17,26 @@
  * ({@link visibleParts}, {@link hiddenCount}).
  */
 
-/** Controls but tab and newline, format characters (bidi, zero-width, tags), separators. */
-const HIDDEN = /(?![\t\n])[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}]/gu;
+/**
+ * Controls but tab and newline, format characters (bidi, zero-width, tags), separators;
+ * one character, captured, so that `split` keeps it.
+ */
+const HIDDEN = /((?![\t\n])[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}])/gu;
 
 /** The escape shown for one hidden character. */
 function escapeOf(char: string): string {
-  if (char === '\r') return '\\r';
   const code = char.codePointAt(0) ?? 0;
   const hex = code.toString(16);
-  return code < 0x100 ? `\\x${hex.padStart(2, '0')}` : `\\u{${hex.toUpperCase()}}`;
+  if (code === 13) return '\\r';
+  return code < 256 ? `\\x${hex.padStart(2, '0')}` : `\\u{${hex.toUpperCase()}}`;
 }
 
-/** One piece of shown text: as it is, or the visible escape of one hidden character. */
-export interface VisiblePart {
-  text: string;
-  escaped: boolean;
-}
-
-/** `text` split into plain runs and escapes, for a view that marks the escapes. */
-export function visibleParts(text: string): VisiblePart[] {
-  const parts: VisiblePart[] = [];
-  let at = 0;
-  for (const match of text.matchAll(HIDDEN)) {
-    if (match.index > at) parts.push({ text: text.slice(at, match.index), escaped: false });
-    parts.push({ text: escapeOf(match[0]), escaped: true });
-    at = match.index + match[0].length;
-  }
-  if (at < text.length) parts.push({ text: text.slice(at), escaped: false });
-  return parts;
+/**
+ * `text` in parts, for a view that marks the escapes: the parts at even indexes are text
+ * as it is (possibly empty), those at odd indexes the escape of one hidden character.
+ */
+export function visibleParts(text: string): string[] {
+  return text.split(HIDDEN).map((part, i) => (i % 2 === 1 ? escapeOf(part) : part));
 }
 
 /** `text` with every hidden character replaced by its visible escape. */

@@ -60,21 +60,11 @@ describe('visibleText', () => {
     expect(visibleText(visibleText('x\x1by'))).toBe('x\\x1by');
   });
 
-  it('splits into plain and escaped parts that join to visibleText', () => {
+  it('splits into plain text at even indexes and escapes at odd ones, joining to visibleText', () => {
     const text = '\u202Eab\x1b[0m\r';
-    expect(visibleParts(text)).toEqual([
-      { text: '\\u{202E}', escaped: true },
-      { text: 'ab', escaped: false },
-      { text: '\\x1b', escaped: true },
-      { text: '[0m', escaped: false },
-      { text: '\\r', escaped: true },
-    ]);
-    expect(
-      visibleParts(text)
-        .map((part) => part.text)
-        .join(''),
-    ).toBe(visibleText(text));
-    expect(visibleParts('')).toEqual([]);
+    expect(visibleParts(text)).toEqual(['', '\\u{202E}', 'ab', '\\x1b', '[0m', '\\r', '']);
+    expect(visibleParts(text).join('')).toBe(visibleText(text));
+    expect(visibleParts('plain')).toEqual(['plain']);
   });
 });
 

@@ -1,7 +1,7 @@
 /**
  * One approval: what the tool would do (every field that changes what runs, by
  * `approvalView`: a command and its folder whatever the preview's kind, a write's real
- * path beside its diff, any path outside the workspace; all escaped by `ShownText`), the
+ * path beside its diff, any path outside the workspace; all escaped by `shownText`), the
  * policy's reason, the digest check, and Approve / Deny. Approve is enabled only while
  * the approval is pending and the digest recomputed here from exactly what the card
  * shows equals the host's, and the callbacks receive the digest to send (docs/protocol.md
@@ -12,7 +12,7 @@ import type { Approval, ToolCall } from '../../../../protocol/index.js';
 import { approvalView } from '../../../../remote/client/index.js';
 import { answerDigest, checkApproval } from '../logic/approval-check.js';
 import { DiffView } from './diff-view.js';
-import { ShownText } from './shown-text.js';
+import { shownText } from './shown-text.js';
 
 export interface ApprovalCardProps {
   approval: Approval;
@@ -34,7 +34,7 @@ export interface ApprovalCardProps {
 
 export function ApprovalCard(props: ApprovalCardProps) {
   const { approval, workspace, sending, error } = props;
-  const view = useMemo(() => approvalView(approval), [approval]);
+  const view = approvalView(approval);
   const check = useMemo(() => checkApproval(approval, workspace), [approval, workspace]);
   const { matches } = check;
   const pending = approval.state === 'pending';
@@ -53,9 +53,9 @@ export function ApprovalCard(props: ApprovalCardProps) {
           {approval.name}
         </code>
       </header>
-      {view.outside !== undefined && (
+      {view.outside && (
         <p class="approval-outside" data-testid="approval-outside">
-          Outside the workspace: <ShownText text={view.outside.path} /> ({view.outside.access})
+          Outside the workspace: {shownText(view.outside.path)} ({view.outside.access})
         </p>
       )}
       <dl class="approval-detail">
@@ -64,19 +64,32 @@ export function ApprovalCard(props: ApprovalCardProps) {
             <dt>Command</dt>
             <dd>
               <pre class="command" data-testid="approval-command">
-                <ShownText text={view.command} />
+                {shownText(view.command)}
               </pre>
             </dd>
-            <Field label="In folder" testId="approval-cwd" text={view.folder ?? workspace} />
+            <dt>In folder</dt>
+            <dd>
+              <code data-testid="approval-cwd">{shownText(view.folder ?? workspace)}</code>
+            </dd>
           </>
         )}
-        <Field
-          label={view.diff === undefined ? 'Path' : 'File'}
-          testId="approval-path"
-          text={view.path}
-        />
-        <Field label="Real path" testId="approval-real-path" text={view.realPath} />
-        {view.access !== undefined && (
+        {view.path !== undefined && (
+          <>
+            <dt>{view.diff === undefined ? 'Path' : 'File'}</dt>
+            <dd>
+              <code data-testid="approval-path">{shownText(view.path)}</code>
+            </dd>
+          </>
+        )}
+        {view.realPath && (
+          <>
+            <dt>Real path</dt>
+            <dd>
+              <code data-testid="approval-real-path">{shownText(view.realPath)}</code>
+            </dd>
+          </>
+        )}
+        {view.access && (
           <>
             <dt>Access</dt>
             <dd>{view.access}</dd>
@@ -92,16 +105,12 @@ export function ApprovalCard(props: ApprovalCardProps) {
         )}
       </dl>
       <p class="approval-reason" data-testid="approval-reason">
-        <ShownText text={approval.reason} />
+        {shownText(approval.reason)}
       </p>
       <details class="approval-input">
         <summary>Exact input</summary>
-        <pre>
-          <ShownText text={JSON.stringify(approval.input, null, 2)} />
-        </pre>
-        <p class="muted">
-          Workspace: <ShownText text={workspace} />
-        </p>
+        <pre>{shownText(JSON.stringify(approval.input, null, 2))}</pre>
+        <p class="muted">Workspace: {workspace}</p>
       </details>
       <p
         class={`approval-digest ${matches ? 'ok' : 'bad'}`}
@@ -147,21 +156,6 @@ export function ApprovalCard(props: ApprovalCardProps) {
         Approved commands run with your user’s rights on the host; policy is not a sandbox.
       </p>
     </section>
-  );
-}
-
-/** A labelled path, shown whole and escaped; nothing when there is none. */
-function Field(props: { label: string; testId: string; text: string | undefined }) {
-  if (props.text === undefined) return null;
-  return (
-    <>
-      <dt>{props.label}</dt>
-      <dd>
-        <code data-testid={props.testId}>
-          <ShownText text={props.text} />
-        </code>
-      </dd>
-    </>
   );
 }
 

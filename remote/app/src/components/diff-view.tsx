@@ -3,17 +3,21 @@
  */
 import { useMemo } from 'preact/hooks';
 import { diffLines } from '../logic/diff-lines.js';
-import { ShownText } from './shown-text.js';
+import { shownText } from './shown-text.js';
 
 export function DiffView({ diff, testId }: { diff: string; testId?: string }) {
-  const lines = useMemo(() => diffLines(diff), [diff]);
+  const lines = useMemo(
+    () =>
+      diffLines(diff).map((line, i) => (
+        <span key={i} class={`diff-line diff-${line.kind}`}>
+          {shownText(line.text + '\n')}
+        </span>
+      )),
+    [diff],
+  );
   return (
     <pre class="diff" data-testid={testId}>
-      {lines.map((line, i) => (
-        <span key={i} class={`diff-line diff-${line.kind}`}>
-          <ShownText text={line.text + '\n'} />
-        </span>
-      ))}
+      {lines}
     </pre>
   );
 }

@@ -4,11 +4,11 @@
  * reconcile choices.
  */
 import type { ToolCall, ToolCallState } from '../../../../protocol/index.js';
-import { inputText } from '../logic/approval-check.js';
+import { inputText } from '../../../../remote/client/index.js';
 import type { HostView } from '../state/app-model.js';
 import { useAction } from '../state/use-action.js';
 import { ReadPager } from './read-pager.js';
-import { ShownText } from './shown-text.js';
+import { shownText } from './shown-text.js';
 import { useState } from 'preact/hooks';
 
 const STATE_LABELS: Record<ToolCallState, string> = {
@@ -48,11 +48,7 @@ export function ToolCard({ host, call }: { host: HostView; call: ToolCall }) {
         <code class="tool-name">{call.name}</code>
         <span class={`badge badge-tool-${call.state}`}>{STATE_LABELS[call.state]}</span>
       </header>
-      {subject !== undefined && (
-        <pre class="tool-subject" data-testid="tool-subject">
-          <ShownText text={subject} />
-        </pre>
-      )}
+      {subject !== undefined && <pre class="tool-subject">{shownText(subject)}</pre>}
       {call.state === 'running' && (
         <pre class="output-tail" data-testid="tool-output-tail">
           {tail?.text ?? ''}

@@ -3,11 +3,7 @@
  * from exactly the name, input and workspace the card shows, equals the event's.
  */
 import { type Approval, digest } from '../../../../protocol/index.js';
-
-/** `digest({tool, input, workspace})`, as the host computes `inputDigest`. */
-export function approvalDigest(name: string, input: unknown, workspace: string): string {
-  return digest({ tool: name, input, workspace });
-}
+import { inputText } from '../../../../remote/client/index.js';
 
 /** The digest recomputed from what a card shows, and whether it is safe to approve. */
 export interface ApprovalCheck {
@@ -28,14 +24,13 @@ export function checkApproval(
 ): ApprovalCheck {
   let computed: string;
   try {
-    computed = approvalDigest(approval.name, approval.input, workspace);
+    computed = digest({ tool: approval.name, input: approval.input, workspace });
   } catch {
     return { digest: undefined, matches: false };
   }
   if (computed !== approval.inputDigest) return { digest: computed, matches: false };
   const { preview, input } = approval;
-  const agrees =
-    preview.kind !== 'command' || (isRecord(input) && input['command'] === preview.command);
+  const agrees = preview.kind !== 'command' || inputText(input, 'command') === preview.command;
   return { digest: computed, matches: agrees };
 }
 
@@ -55,15 +50,4 @@ export function answerDigest(
   if (approval.state !== 'pending') return undefined;
   if (check.matches && check.digest !== undefined) return check.digest;
   return decision === 'deny' ? approval.inputDigest : undefined;
-}
-
-/** The field of a tool input as shown text, when it is a string. */
-export function inputText(input: unknown, field: string): string | undefined {
-  if (!isRecord(input)) return undefined;
-  const value = input[field];
-  return typeof value === 'string' ? value : undefined;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
