@@ -82,11 +82,9 @@ const Vectors = z.object({
   rejections: z.object({ zero_x25519_pk: Hex, zero_pk_shared_secret: Hex }),
 });
 
-/** protocol-vectors.json from the shared folder beside the repository. */
+/** The test vectors of docs/protocol.md (test/fixtures/protocol-vectors.json). */
 export const vectors = Vectors.parse(
-  JSON.parse(
-    readFileSync(new URL('../../../shared/protocol-vectors.json', import.meta.url), 'utf8'),
-  ),
+  JSON.parse(readFileSync(new URL('../fixtures/protocol-vectors.json', import.meta.url), 'utf8')),
 );
 
 /** Fresh bytes of a hex string (callers may zero what they are given). */
