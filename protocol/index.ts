@@ -5,6 +5,7 @@
 export * from './encoding.js';
 export * from './digest.js';
 export * from './errors.js';
+export * from './failures.js';
 export * from './validate.js';
 export * from './primitives.js';
 export * from './handshake.js';

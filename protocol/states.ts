@@ -59,15 +59,29 @@ export const TOOL_CALL_TRANSITIONS: Readonly<Record<ToolCallState, readonly Tool
   unknown: [],
 };
 
-type Machine = 'run' | 'toolCall';
+/** Allowed approval transitions: a pending approval is resolved once, and that is final. */
+export const APPROVAL_TRANSITIONS: Readonly<Record<ApprovalState, readonly ApprovalState[]>> = {
+  pending: ['approved', 'denied', 'expired', 'cancelled'],
+  approved: [],
+  denied: [],
+  expired: [],
+  cancelled: [],
+};
+
+type Machine = 'run' | 'toolCall' | 'approval';
+
+const TRANSITIONS: Readonly<Record<Machine, Readonly<Record<string, readonly string[]>>>> = {
+  run: RUN_TRANSITIONS,
+  toolCall: TOOL_CALL_TRANSITIONS,
+  approval: APPROVAL_TRANSITIONS,
+};
 
 /** Whether `from → to` is a legal step of the given state machine. */
 export function canTransition(machine: 'run', from: RunState, to: RunState): boolean;
 export function canTransition(machine: 'toolCall', from: ToolCallState, to: ToolCallState): boolean;
+export function canTransition(machine: 'approval', from: ApprovalState, to: ApprovalState): boolean;
 export function canTransition(machine: Machine, from: string, to: string): boolean {
-  const table: Readonly<Record<string, readonly string[]>> =
-    machine === 'run' ? RUN_TRANSITIONS : TOOL_CALL_TRANSITIONS;
-  return table[from]?.includes(to) ?? false;
+  return TRANSITIONS[machine][from]?.includes(to) ?? false;
 }
 
 export function isTerminalRunState(state: RunState): boolean {

@@ -2,6 +2,7 @@
  * Contracts of host/model/: what the runtime sends to a chat model and what it gets back.
  * Provider differences stay behind {@link ModelAdapter}; these types are provider-neutral.
  */
+import type { ModelFailureCode } from '../../protocol/index.js';
 import type { Redactor } from '../log/index.js';
 
 /** Which provider's rules apply to requests and replies (see provider-rules.ts). */
@@ -106,17 +107,11 @@ export interface ModelUsage {
   raw: Record<string, unknown>;
 }
 
-/** Why a model request failed; `model.retry` events carry it as `reason`. */
-export type ModelErrorClass =
-  | 'timeout'
-  | 'rate_limit'
-  | 'refusal'
-  | 'context_too_long'
-  | 'bad_request'
-  | 'auth'
-  | 'server'
-  | 'network'
-  | 'aborted';
+/**
+ * Why a model request failed; `model.retry` events carry it as `reason`. `aborted` (the
+ * run's signal stopped the request) never reaches the wire.
+ */
+export type ModelErrorClass = ModelFailureCode | 'aborted';
 
 /**
  * A failed model request. `retryable`: the same request may succeed if sent again later.

@@ -4,7 +4,7 @@
  */
 import { TetherError, type OpArgs, type OpResult } from '../../protocol/index.js';
 import type { Store, StoredToolCall, WriteContext } from '../store/index.js';
-import { finishToolCall, moveToolCall, sessionOf } from './transitions.js';
+import { finishToolCall, moveToolCall, resolveApproval } from './transitions.js';
 import type { Actor } from './types.js';
 
 function deny(store: Store, call: StoredToolCall, tx: WriteContext, why: string): void {
@@ -66,19 +66,7 @@ export function respondToApproval(
         );
       }
       const approved = args.decision === 'approve';
-      store.tools.resolveApproval(approval.id, approved ? 'approved' : 'denied', by, tx.at);
-      tx.append({
-        type: 'tool.approval_resolved',
-        sessionId: sessionOf(store, call.runId),
-        runId: call.runId,
-        toolCallId: call.id,
-        payload: {
-          approvalId: approval.id,
-          decision: approved ? 'approved' : 'denied',
-          by,
-          ...(args.note === undefined ? {} : { reason: args.note }),
-        },
-      });
+      resolveApproval(store, approval, approved ? 'approved' : 'denied', by, tx, args.note);
       if (approved) moveToolCall(store, call, 'ready', tx);
       else
         deny(
@@ -101,14 +89,7 @@ export function expireApprovals(store: Store, now: number): number {
   store.write((tx) => {
     for (const approval of due) {
       const call = store.tools.getToolCall(approval.toolCallId);
-      store.tools.resolveApproval(approval.id, 'expired', 'expiry', tx.at);
-      tx.append({
-        type: 'tool.approval_resolved',
-        sessionId: sessionOf(store, approval.runId),
-        runId: approval.runId,
-        toolCallId: approval.toolCallId,
-        payload: { approvalId: approval.id, decision: 'denied', by: 'expiry' },
-      });
+      resolveApproval(store, approval, 'expired', 'expiry', tx);
       if (call?.state === 'waiting_for_approval')
         deny(store, call, tx, 'nobody answered the approval before it expired');
     }

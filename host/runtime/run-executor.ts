@@ -3,7 +3,7 @@
  * fails, or it is cancelled. Works from the store, so what it does next depends only on
  * what has been committed.
  */
-import { digest, type RunError } from '../../protocol/index.js';
+import { digest, type RunFailure } from '../../protocol/index.js';
 import type { ModelCompletion, ModelToolSpec } from '../model/index.js';
 import { faultPoint } from '../faults/index.js';
 import type { Store, StoredRun } from '../store/index.js';
@@ -31,7 +31,8 @@ export interface ExecutorDeps {
 }
 
 /** How the loop stopped; `waiting` parks the run until its approvals are answered. */
-type Outcome = { state: 'succeeded' } | { state: 'waiting' } | { state: 'failed'; error: RunError };
+type Outcome =
+  { state: 'succeeded' } | { state: 'waiting' } | { state: 'failed'; error: RunFailure };
 /** `persistence`: commits fail; the run is left as last committed for recovery to settle. */
 type StopReason = 'cancel' | 'wall_time' | 'persistence';
 
@@ -160,10 +161,10 @@ export class RunExecutor {
       );
       if (outcome.kind === 'failed') {
         if (this.stopReason !== null) return this.stoppedOutcome();
-        return {
-          state: 'failed',
-          error: { code: outcome.failure.class, message: outcome.failure.message },
-        };
+        const { class: failureClass, message } = outcome.failure;
+        // Only the run's own signal aborts a request, and a stopped run returned above.
+        const code = failureClass === 'aborted' ? 'cancelled' : failureClass;
+        return { state: 'failed', error: { code, message } };
       }
       const calls = this.recordMessage(run, workspace, outcome.messageId, outcome.completion);
       if (calls === 0) return { state: 'succeeded' };

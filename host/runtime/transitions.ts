@@ -4,8 +4,11 @@
  */
 import {
   canTransition,
+  type Approval,
+  type ApprovalState,
   type EventPayload,
   type RunError,
+  type RunFailure,
   type RunState,
   type ToolCallState,
 } from '../../protocol/index.js';
@@ -99,7 +102,7 @@ export function finishRun(
   run: StoredRun,
   state: 'succeeded' | 'failed' | 'cancelled' | 'interrupted',
   tx: WriteContext,
-  detail: { reason?: string; error?: RunError } = {},
+  detail: { reason?: string; error?: RunFailure } = {},
 ): StoredRun {
   const updated = moveRun(store, run, state, tx, detail.error ?? null);
   tx.append({
@@ -127,16 +130,41 @@ export function sessionOf(store: Store, runId: string): string | null {
   return store.runs.getRun(runId)?.sessionId ?? null;
 }
 
+/**
+ * Resolves a pending approval with `tool.approval_resolved`. `by` is a device id, or
+ * `expiry`, `cancel` or `policy`. An expired approval is recorded `expired` and announced
+ * as `{decision: "denied", by: "expiry"}` (docs/protocol.md §6.5).
+ */
+export function resolveApproval(
+  store: Store,
+  approval: Approval,
+  to: Exclude<ApprovalState, 'pending'>,
+  by: string,
+  tx: WriteContext,
+  reason?: string,
+): void {
+  const current = store.tools.getApproval(approval.id);
+  if (current === undefined || !canTransition('approval', current.state, to)) {
+    throw new IllegalTransition(`approval ${approval.id}: ${current?.state ?? 'missing'} → ${to}`);
+  }
+  store.tools.resolveApproval(approval.id, to, by, tx.at);
+  tx.append({
+    type: 'tool.approval_resolved',
+    sessionId: sessionOf(store, current.runId),
+    runId: current.runId,
+    toolCallId: current.toolCallId,
+    payload: {
+      approvalId: approval.id,
+      decision: to === 'expired' ? 'denied' : to,
+      by,
+      ...(reason === undefined ? {} : { reason }),
+    },
+  });
+}
+
 /** Resolves a run's pending approvals as cancelled (`by: "cancel"`). */
 export function cancelPendingApprovals(store: Store, run: StoredRun, tx: WriteContext): void {
   for (const approval of store.tools.listApprovals({ runId: run.id, state: 'pending' })) {
-    store.tools.resolveApproval(approval.id, 'cancelled', 'cancel', tx.at);
-    tx.append({
-      type: 'tool.approval_resolved',
-      sessionId: run.sessionId,
-      runId: run.id,
-      toolCallId: approval.toolCallId,
-      payload: { approvalId: approval.id, decision: 'cancelled', by: 'cancel' },
-    });
+    resolveApproval(store, approval, 'cancelled', 'cancel', tx);
   }
 }

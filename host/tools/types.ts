@@ -2,7 +2,7 @@
  * The contracts between tools and the runtime that runs them (docs/protocol.md §10).
  */
 import type { z } from 'zod';
-import type { ApprovalPreview } from '../../protocol/index.js';
+import type { ApprovalPreview, ToolFailureCode } from '../../protocol/index.js';
 
 /** What a tool may use while it runs. */
 export interface ToolContext {
@@ -52,40 +52,8 @@ export interface ToolOutputFile {
   truncated: boolean;
 }
 
-/**
- * Codes of failed tool results:
- * - `invalid_input`: the arguments did not parse or match the tool's schema;
- * - `invalid_path`: the path can never name a file (a NUL byte, an unresolvable path);
- * - `path_outside_workspace`: the real path is outside the workspace;
- * - `not_found`: nothing exists at the path;
- * - `is_a_directory` / `not_a_directory`: the path names the wrong kind of entry;
- * - `not_a_file`: neither a regular file nor a directory (a FIFO, a socket, a device);
- * - `cancelled`: the context's signal aborted the tool;
- * - `io_error`: any other file-system failure (permissions, I/O), with its errno code;
- * - `conflict`: the file's digest is not the expected one (nothing was written);
- * - `no_match` / `ambiguous_match`: edit_file's `oldText` matched zero or several times;
- * - `timeout`: the command ran past its timeout and was stopped;
- * - `spawn_failed`: the command could not start;
- * - `exit_nonzero`: the command ended with a non-zero status or a signal;
- * - `permission_denied`: policy or the user refused the call.
- */
-export type ToolErrorCode =
-  | 'invalid_input'
-  | 'invalid_path'
-  | 'path_outside_workspace'
-  | 'not_found'
-  | 'is_a_directory'
-  | 'not_a_directory'
-  | 'not_a_file'
-  | 'cancelled'
-  | 'io_error'
-  | 'conflict'
-  | 'no_match'
-  | 'ambiguous_match'
-  | 'timeout'
-  | 'spawn_failed'
-  | 'exit_nonzero'
-  | 'permission_denied';
+/** Codes of failed tool results: the wire's table (protocol/failures.ts). */
+export type ToolErrorCode = ToolFailureCode;
 
 /** The outcome of one tool call. Expected failures are results, never throws. */
 export interface ToolResult {

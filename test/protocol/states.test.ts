@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import {
+  APPROVAL_STATES,
+  MODEL_FAILURE_CODES,
+  RUN_FAILURE_CODES,
   RUN_STATES,
   TOOL_CALL_STATES,
   canTransition,
@@ -57,6 +60,9 @@ describe('tool-call state machine (docs/protocol.md §7)', () => {
     'proposed>cancelled',
     'waiting_for_approval>cancelled',
     'ready>cancelled',
+    // Decided again at execution: the policy in force refuses, or asks with no approval.
+    'ready>failed',
+    'ready>waiting_for_approval',
   ]);
 
   it('allows exactly the transitions of the table', () => {
@@ -76,5 +82,23 @@ describe('tool-call state machine (docs/protocol.md §7)', () => {
       'cancelled',
       'unknown',
     ]);
+  });
+});
+
+describe('approval state machine (docs/protocol.md §6.5)', () => {
+  it('resolves a pending approval once, and every resolution is final', () => {
+    for (const from of APPROVAL_STATES) {
+      for (const to of APPROVAL_STATES) {
+        const allowed = from === 'pending' && to !== 'pending';
+        expect(canTransition('approval', from, to), `${from} → ${to}`).toBe(allowed);
+      }
+    }
+  });
+});
+
+describe('failure codes (docs/protocol.md §6.4)', () => {
+  it('makes every model failure a run failure, each code once', () => {
+    for (const code of MODEL_FAILURE_CODES) expect(RUN_FAILURE_CODES).toContain(code);
+    expect(new Set(RUN_FAILURE_CODES).size).toBe(RUN_FAILURE_CODES.length);
   });
 });
