@@ -62,6 +62,15 @@ export default tseslint.config(
     rules: layerRule(forbid(['remote'], 'host/ never imports remote/.')),
   },
   {
+    // The server drives the runtime, which owns the store (rules of one folder replace,
+    // not add to, those above: host/'s rule is repeated).
+    files: ['host/server/**'],
+    rules: layerRule(
+      forbid(['remote'], 'host/ never imports remote/.'),
+      forbid(['store'], 'host/server/ reaches the store through the runtime only.'),
+    ),
+  },
+  {
     files: ['remote/**'],
     ignores: ['remote/client/node/**', 'remote/cli/**', 'remote/app/**'],
     rules: layerRule(forbid(['host'], 'remote/ never imports host/.'), nodeBuiltins),

@@ -55,7 +55,7 @@ export async function startBenchHost(): Promise<BenchHost> {
   );
   return {
     host,
-    store: host.runtime.store,
+    store: host.store,
     async pairLink() {
       const admin = AdminFile.parse(
         JSON.parse(readFileSync(join(dataDir, 'admin.json'), 'utf8')) as unknown,

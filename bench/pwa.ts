@@ -388,7 +388,7 @@ async function main(): Promise<void> {
     const { events } = z
       .object({ events: z.number() })
       .parse(
-        runtime.store.db
+        bench.store.db
           .prepare('SELECT COUNT(*) AS events FROM events WHERE run_id = ?')
           .get(bigRun),
       );

@@ -61,6 +61,8 @@ export interface RunningHost {
   url: string;
   config: HostConfig;
   runtime: Runtime;
+  /** The store this start opened (tests and benchmarks commit to it and read it directly). */
+  store: Store;
   /** Graceful stop: cancel active runs (bounded wait), record `host.stopping`, close. */
   stop(): Promise<void>;
 }
@@ -215,11 +217,7 @@ async function startLocked(
     publicKey: identity.hostPk,
     secretKey: identity.hostSk,
   };
-  const downloads = new DownloadLinks({
-    store,
-    identity: hostIdentity,
-    instance: runtime.instance,
-  });
+  const downloads = new DownloadLinks({ runtime, identity: hostIdentity });
   const channel = new ChannelServer({
     runtime,
     identity: hostIdentity,
@@ -369,6 +367,7 @@ async function startLocked(
     url,
     config,
     runtime,
+    store,
     stop() {
       stopping ??= (async () => {
         log.info('stopping');

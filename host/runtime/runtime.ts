@@ -4,14 +4,19 @@
  */
 import { uptime } from 'node:os';
 import type { OpArgs, OpResult, RunGetResult } from '../../protocol/index.js';
-import type { PairedDevice } from '../../pairing/index.js';
+import type { PairedDevice, PairOffer } from '../../pairing/index.js';
 import { faultPoint } from '../faults/index.js';
 import {
   isPersistenceFailed,
   newId,
+  type CommitListener,
   type PersistenceListener,
   type PersistenceState,
   type Store,
+  type StoredArtifact,
+  type StoredDevice,
+  type StoredOffer,
+  type StoredToolCall,
 } from '../store/index.js';
 import { readOnlyTools, type ToolDefinition } from '../tools/index.js';
 import { expireApprovals, nextExpiry, respondToApproval } from './approval-commands.js';
@@ -74,7 +79,7 @@ export class Runtime {
   private readonly killing = new Set<string>();
 
   constructor(
-    readonly store: Store,
+    private readonly store: Store,
     options: RuntimeOptions,
     private readonly reportError: (error: unknown) => void = (error) => console.error(error),
   ) {
@@ -252,6 +257,58 @@ export class Runtime {
   /** Stores a device that completed pairing; false when its offer was used meanwhile. */
   recordPairedDevice(offerId: string, device: PairedDevice, sas: string): boolean {
     return recordPairedDevice(this.store, offerId, device, sas);
+  }
+
+  /** Hears every commit's events, in seq order, once they are durable. */
+  onCommit(listener: CommitListener): () => void {
+    return this.store.subscribe(listener);
+  }
+
+  /** The session `runId` belongs to; null for a run this host does not know. */
+  sessionOfRun(runId: string): string | null {
+    return this.store.runs.getRun(runId)?.sessionId ?? null;
+  }
+
+  /** A paired device, revoked or not; undefined for one this host never paired. */
+  findDevice(deviceId: string): StoredDevice | undefined {
+    return this.store.devices.get(deviceId);
+  }
+
+  /**
+   * Records that `deviceId` was seen now. While commits fail this records nothing: last
+   * seen waits for a later visit, and reads are still served.
+   */
+  recordDeviceSeen(deviceId: string): void {
+    try {
+      this.store.write((tx) => this.store.devices.touch(deviceId, tx.at));
+    } catch (error) {
+      if (!isPersistenceFailed(error)) throw error;
+    }
+  }
+
+  /** Stores a new pairing offer (the admin page's QR code) until it is used or expires. */
+  recordPairOffer(offer: PairOffer): void {
+    this.store.write((tx) => this.store.offers.insert(offer, tx.at));
+  }
+
+  /** A pairing offer with what became of it; undefined once pruned or never made. */
+  findPairOffer(offerId: string): StoredOffer | undefined {
+    return this.store.offers.get(offerId);
+  }
+
+  /** Counts a failed pairing attempt on an offer (enough of them void it). */
+  countFailedPairing(offerId: string): void {
+    this.store.write(() => this.store.offers.countFailure(offerId));
+  }
+
+  /** A tool call with where its full output lives (download links). */
+  findToolCall(toolCallId: string): StoredToolCall | undefined {
+    return this.store.tools.getToolCall(toolCallId);
+  }
+
+  /** An artifact with where it lives on disk (download links). */
+  findArtifact(artifactId: string): StoredArtifact | undefined {
+    return this.store.tools.getArtifact(artifactId);
   }
 
   /** Hears previews and output tails: not durable, never history. */

@@ -79,7 +79,7 @@ export function adminRoutes(options: AdminOptions): Hono<{ Bindings: HttpBinding
       psk: offer.psk,
       hostPk: options.identity.publicKey,
     });
-    runtime.store.write((tx) => runtime.store.offers.insert(offer, tx.at));
+    runtime.recordPairOffer(offer);
     return c.json({
       link,
       offerId: offer.offerId,
@@ -89,10 +89,10 @@ export function adminRoutes(options: AdminOptions): Hono<{ Bindings: HttpBinding
   });
 
   app.get('/admin/api/offers/:offerId', (c) => {
-    const offer = runtime.store.offers.get(c.req.param('offerId'));
+    const offer = runtime.findPairOffer(c.req.param('offerId'));
     if (offer === undefined)
       return c.json({ ok: false, error: { code: 'not_found', message: 'no such offer' } }, 404);
-    const device = offer.deviceId === null ? undefined : runtime.store.devices.get(offer.deviceId);
+    const device = offer.deviceId === null ? undefined : runtime.findDevice(offer.deviceId);
     const state = offer.used
       ? 'paired'
       : offer.failedAttempts >= MAX_FAILED_ATTEMPTS
@@ -115,7 +115,7 @@ export function adminRoutes(options: AdminOptions): Hono<{ Bindings: HttpBinding
 
   app.post('/admin/api/devices/:deviceId/revoke', (c) => {
     const deviceId = c.req.param('deviceId');
-    const device = runtime.store.devices.get(deviceId);
+    const device = runtime.findDevice(deviceId);
     if (device === undefined)
       return c.json({ ok: false, error: { code: 'not_found', message: 'no such device' } }, 404);
     runtime.revokeDevice(

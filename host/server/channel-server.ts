@@ -14,7 +14,6 @@ import {
 import { handshakeErrorFrame, type Identity } from '../../pairing/index.js';
 import type { Logger } from '../log/index.js';
 import type { Runtime } from '../runtime/index.js';
-import type { PersistenceState } from '../store/index.js';
 import { clientAddress } from './client-address.js';
 import type { DownloadLinks } from './download-links.js';
 import { requestOrigin } from './download-origin.js';
@@ -37,7 +36,7 @@ export interface ChannelServerOptions {
 }
 
 /** The `status` frame (docs/protocol.md) for the store's condition. */
-function statusMessage(state: PersistenceState): StatusMessage {
+function statusMessage(state: Runtime['persistence']): StatusMessage {
   return state.ok
     ? { t: 'status', persistence: 'ok' }
     : { t: 'status', persistence: 'failed', message: state.message };
@@ -71,7 +70,7 @@ export class ChannelServer {
     const stopPreviews = options.runtime.onLive((message, runId) =>
       this.fanout.push(message, runId),
     );
-    const stopCommits = options.runtime.store.subscribe((events) => {
+    const stopCommits = options.runtime.onCommit((events) => {
       for (const event of events) {
         if (event.type === 'message.completed' && event.runId !== null)
           this.fanout.discardPreview(event.runId);
@@ -206,7 +205,7 @@ export class ChannelServer {
   private sessionOf(runId: string): string | null {
     let sessionId = this.sessionOfRun.get(runId);
     if (sessionId === undefined) {
-      sessionId = this.options.runtime.store.runs.getRun(runId)?.sessionId ?? null;
+      sessionId = this.options.runtime.sessionOfRun(runId);
       if (this.sessionOfRun.size > 10_000) this.sessionOfRun.clear();
       this.sessionOfRun.set(runId, sessionId);
     }

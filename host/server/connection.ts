@@ -25,10 +25,10 @@ import {
 } from '../../pairing/index.js';
 import type { Logger } from '../log/index.js';
 import type { LiveMessage, Subscription } from '../runtime/index.js';
-import { isPersistenceFailed, newId } from '../store/index.js';
 import type { RequestOrigin } from './download-origin.js';
 import type { RefusalLog } from './refusal-log.js';
 import { routeRequest, type RouterContext } from './request-router.js';
+import { newServerId } from './server-ids.js';
 
 /** Beyond this many bytes waiting in the socket, previews and output tails are dropped. */
 export const EPHEMERAL_LIMIT = 256 * 1024;
@@ -86,7 +86,7 @@ function frameBytes(data: WebSocket.RawData): Uint8Array {
 }
 
 export class Connection {
-  readonly id = newId('conn');
+  readonly id = newServerId('conn');
   deviceId: string | null = null;
   /** True once a frame decrypted: the peer holds the keys, not only a replayed hello. */
   confirmed = false;
@@ -191,7 +191,7 @@ export class Connection {
         identity: ctx.identity,
         hostName: ctx.hostName,
         now: ctx.now(),
-        lookupOffer: (offerId) => ctx.runtime.store.offers.get(offerId),
+        lookupOffer: (offerId) => ctx.runtime.findPairOffer(offerId),
       });
       if (!accepted.ok) return this.failPairing(accepted.error, accepted.countAttemptOn);
       this.pairing = accepted.pairing;
@@ -203,7 +203,7 @@ export class Connection {
     const claimed = (frame as { device?: unknown }).device;
     const known =
       typeof claimed === 'string' && claimed.length <= 64
-        ? ctx.runtime.store.devices.get(claimed)
+        ? ctx.runtime.findDevice(claimed)
         : undefined;
     const limited = known === undefined ? null : ctx.admitHello(known.deviceId);
     if (limited !== null) return this.refuse(limited, 'over the hello rate of its device');
@@ -212,8 +212,7 @@ export class Connection {
       connectionId: this.id,
       instanceId: ctx.runtime.instance,
       lookupDevice: (deviceId) => {
-        const device =
-          deviceId === known?.deviceId ? known : ctx.runtime.store.devices.get(deviceId);
+        const device = deviceId === known?.deviceId ? known : ctx.runtime.findDevice(deviceId);
         return device && { devicePk: device.devicePk, revoked: device.revokedAt !== null };
       },
     });
@@ -253,19 +252,11 @@ export class Connection {
   }
 
   private touchLastSeen(): void {
-    const { store } = this.ctx.runtime;
-    const deviceId = this.deviceId!;
-    try {
-      store.write((tx) => store.devices.touch(deviceId, tx.at));
-    } catch (error) {
-      // While commits fail, reads are still served: last seen waits for a later visit.
-      if (!isPersistenceFailed(error)) throw error;
-    }
+    this.ctx.runtime.recordDeviceSeen(this.deviceId!);
   }
 
   private failPairing(error: TetherError, countAttemptOn: string | undefined): void {
-    const { store } = this.ctx.runtime;
-    if (countAttemptOn !== undefined) store.write(() => store.offers.countFailure(countAttemptOn));
+    if (countAttemptOn !== undefined) this.ctx.runtime.countFailedPairing(countAttemptOn);
     this.fail(error);
   }
 
@@ -298,7 +289,7 @@ export class Connection {
       const request = parseRequest(message);
       let result: Record<string, unknown>;
       if (request.op === 'subscribe') {
-        const sub = newId('sub');
+        const sub = newServerId('sub');
         const subscription = this.ctx.runtime.subscribe(request.args, this.deviceId!);
         const scope = request.args.scope ?? {};
         this.subscriptions.set(sub, { subscription, scope, lastSeq: subscription.cursor });

@@ -9,7 +9,7 @@ import { createPrivateKey, createPublicKey, randomBytes, type KeyObject } from '
 import { errors as joseErrors, jwtVerify, SignJWT } from 'jose';
 import { b64u, TetherError, type OpArgs, type OpResult } from '../../protocol/index.js';
 import type { Identity } from '../../pairing/index.js';
-import type { Store } from '../store/index.js';
+import type { Runtime } from '../runtime/index.js';
 import { servesDownloads, type RequestOrigin } from './download-origin.js';
 
 /** How long a link may be used. */
@@ -27,10 +27,9 @@ export interface DownloadFile {
 }
 
 export interface DownloadLinksOptions {
-  store: Store;
+  /** Finds devices, tool calls and artifacts; links name its `instance` and die with it. */
+  runtime: Runtime;
   identity: Identity;
-  /** This start's runtime instance id: links name it and are refused after a restart. */
-  instance: string;
 }
 
 type Subject = { kind: 'output'; toolCallId: string } | { kind: 'artifact'; artifactId: string };
@@ -81,7 +80,7 @@ export class DownloadLinks {
     this.locate(subject);
     const issuedAt = Math.floor(Date.now() / 1000);
     const expiresAt = (issuedAt + DOWNLOAD_LINK_TTL_MS / 1000) * 1000;
-    const token = await new SignJWT({ ins: this.options.instance, kind: subject.kind })
+    const token = await new SignJWT({ ins: this.options.runtime.instance, kind: subject.kind })
       .setProtectedHeader({ alg: 'EdDSA', typ: 'JWT' })
       .setIssuer(this.options.identity.id)
       .setAudience(deviceId)
@@ -119,10 +118,10 @@ export class DownloadLinks {
     if (typeof aud !== 'string' || typeof sub !== 'string' || typeof jti !== 'string') {
       throw new TetherError('unauthorized', 'not a download link of this host');
     }
-    if (ins !== this.options.instance) {
+    if (ins !== this.options.runtime.instance) {
       throw refused('restarted', 'this link is from an earlier start of the host');
     }
-    const device = this.options.store.devices.get(aud);
+    const device = this.options.runtime.findDevice(aud);
     if (device === undefined) throw new TetherError('unauthorized', 'unknown device');
     if (device.revokedAt !== null) throw new TetherError('device_revoked', 'device revoked');
     if (this.used.has(jti)) throw refused('used', 'this link was used already');
@@ -139,9 +138,9 @@ export class DownloadLinks {
   }
 
   private locate(subject: Subject): DownloadFile {
-    const { tools } = this.options.store;
+    const { runtime } = this.options;
     if (subject.kind === 'artifact') {
-      const artifact = tools.getArtifact(subject.artifactId);
+      const artifact = runtime.findArtifact(subject.artifactId);
       if (artifact === undefined)
         throw new TetherError('not_found', `no artifact ${subject.artifactId}`);
       return {
@@ -150,7 +149,7 @@ export class DownloadLinks {
         contentType: 'text/plain; charset=utf-8',
       };
     }
-    const call = tools.getToolCall(subject.toolCallId);
+    const call = runtime.findToolCall(subject.toolCallId);
     if (call?.output == null) {
       throw new TetherError('not_found', `tool call ${subject.toolCallId} has no output`);
     }

@@ -147,7 +147,7 @@ describe('download links', () => {
     const first = await fetch(url);
     expect(first.status).toBe(200);
     const body = await first.text();
-    const stored = host.runtime.store.tools.getToolCall(toolCallId)!.output!;
+    const stored = host.runtime.findToolCall(toolCallId)!.output!;
     expect(body).toBe(readFileSync(stored.path, 'utf8'));
     expect(first.headers.get('content-length')).toBe(String(stored.bytes));
     expect(first.headers.get('cache-control')).toBe('no-store');
@@ -164,7 +164,7 @@ describe('download links', () => {
   it('serve an artifact under its own name', async () => {
     const response = await fetch(await link(channel, { artifactId }));
     expect(response.status).toBe(200);
-    const artifact = host.runtime.store.tools.getArtifact(artifactId)!;
+    const artifact = host.runtime.findArtifact(artifactId)!;
     expect(await response.text()).toBe(readFileSync(artifact.path, 'utf8'));
     expect(response.headers.get('content-disposition')).toContain(
       `filename*=UTF-8''${encodeURIComponent(artifact.name)}`,
@@ -198,19 +198,17 @@ describe('download links', () => {
     const hostKey = { id: identity.hostId, publicKey: identity.hostPk, secretKey: identity.hostSk };
     const loopback = { url: origin, secure: false, loopback: true };
     const strangers = new DownloadLinks({
-      store: host.runtime.store,
+      runtime: host.runtime,
       identity: hostKey,
-      instance: host.runtime.instance,
     });
     const unknownDevice = await strangers.issue({ toolCallId }, 'AAAAAAAAAAAAAAAAAAAAAA', loopback);
     expect((await fetch(unknownDevice.url)).status).toBe(401);
     const { createIdentity } = await import('../../pairing/index.js');
     const otherHost = new DownloadLinks({
-      store: host.runtime.store,
+      runtime: host.runtime,
       identity: { ...createIdentity(), id: hostKey.id },
-      instance: host.runtime.instance,
     });
-    const paired = host.runtime.store.devices.list()[0]!;
+    const paired = host.store.devices.list()[0]!;
     const forged = await otherHost.issue({ toolCallId }, paired.deviceId, loopback);
     expect((await fetch(forged.url)).status).toBe(401);
   });

@@ -28,7 +28,7 @@ const RSS_BOUND = 64 * 1024 * 1024;
 
 describe('a remote that stops reading', () => {
   it('gets lagged while 100,000 events flow; RSS stays bounded; a reading remote sees all, in order', async () => {
-    const store = harness.host.runtime.store;
+    const store = harness.host.store;
     const slow = await RawChannel.open(device);
     const fast = await RawChannel.open(device);
     const slowSub = String((await slow.call('subscribe', {}))['sub']);
