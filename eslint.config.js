@@ -13,8 +13,14 @@ function forbid(layers, message) {
   return { regex: `(^|/)(${layers.join('|')})(/|$)`, message };
 }
 
+/** Tests import a folder's testing.ts (names only tests use); production code never does. */
+const noTesting = {
+  regex: '(^|/)testing(\\.js)?$',
+  message: 'testing modules are for tests only (STYLE.md: one index.ts as the public face).',
+};
+
 function layerRule(...patterns) {
-  return { 'no-restricted-imports': ['error', { patterns }] };
+  return { 'no-restricted-imports': ['error', { patterns: [...patterns, noTesting] }] };
 }
 
 export default tseslint.config(

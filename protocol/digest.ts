@@ -47,8 +47,3 @@ export function canonicalJson(value: unknown): string {
 export function digest(value: unknown): string {
   return 'sha256:' + bytesToHex(sha256(utf8(canonicalJson(value))));
 }
-
-/** Lowercase hex SHA-256 of raw bytes (file digests such as `expectedSha256`). */
-export function sha256Hex(bytes: Uint8Array): string {
-  return bytesToHex(sha256(bytes));
-}

@@ -81,7 +81,7 @@ export function u16be(n: number): Uint8Array {
   return new Uint8Array([n >>> 8, n & 0xff]);
 }
 
-export function u32be(n: number): Uint8Array {
+function u32be(n: number): Uint8Array {
   if (!Number.isInteger(n) || n < 0 || n > 0xffffffff) {
     throw new RangeError(`u32 out of range: ${n}`);
   }

@@ -14,7 +14,7 @@ const HostLifecycle = z.looseObject({
 const DeviceChange = z.looseObject({ deviceId: PeerId, name: z.string() });
 
 /** Payload schema for every event type. */
-export const EVENT_PAYLOADS = {
+const EVENT_PAYLOADS = {
   'session.created': z.looseObject({ title: z.string(), workspace: z.string() }),
   'run.queued': z.looseObject({
     input: z.looseObject({ text: z.string() }),

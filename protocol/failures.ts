@@ -55,6 +55,8 @@ export type RunFailure = { code: RunFailureCode; message: string };
  * - `spawn_failed`: the command could not start;
  * - `exit_nonzero`: the command ended with a non-zero status or a signal;
  * - `permission_denied`: policy or the user refused the call.
+ *
+ * @public the vocabulary as a list, for remotes and docs (the host uses only its type).
  */
 export const TOOL_FAILURE_CODES = [
   'invalid_input',

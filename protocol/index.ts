@@ -1,16 +1,83 @@
 /**
  * protocol/: the wire contract of docs/protocol.md as schemas, types, digests and errors.
- * Runs in Node and the browser; imports no other folder of ours.
+ * Runs in Node and the browser; imports no other folder of ours. Names only tests use are
+ * in ./testing.ts.
  */
-export * from './encoding.js';
-export * from './digest.js';
-export * from './errors.js';
-export * from './failures.js';
-export * from './validate.js';
-export * from './primitives.js';
-export * from './handshake.js';
-export * from './states.js';
-export * from './records.js';
-export * from './events.js';
-export * from './ops.js';
-export * from './messages.js';
+export {
+  b64u,
+  bytesEqual,
+  bytesToHex,
+  concatBytes,
+  fromB64u,
+  fromUtf8,
+  isAllZero,
+  isB64uOfLength,
+  readU32be,
+  u16be,
+  u64be,
+  utf8,
+} from './encoding.js';
+export { digest } from './digest.js';
+export { CloseCode, ERROR_CODE_NAMES, ERROR_CODES, isErrorCode, TetherError } from './errors.js';
+export type { ErrorCode } from './errors.js';
+export type { ModelFailureCode, RunFailure, ToolFailureCode } from './failures.js';
+export { describeIssues, parseJson, parseWith } from './validate.js';
+export {
+  b64uBytes,
+  CommandId,
+  JsonObject,
+  MAX_FRAME_BYTES,
+  Millis,
+  PeerId,
+  PROTOCOL_VERSION,
+  Seq,
+  Sha256Hex,
+} from './primitives.js';
+export {
+  HandshakeErrorMessage,
+  HelloMessage,
+  PairChallengeMessage,
+  PairChallengePayload,
+  PairConfirmMessage,
+  PairedMessage,
+  PairMessage,
+  PairPayload,
+  WelcomeMessage,
+} from './handshake.js';
+export {
+  ApprovalState,
+  canTransition,
+  isActiveRunState,
+  isTerminalRunState,
+  isTerminalToolCallState,
+  RunState,
+  ToolCallState,
+} from './states.js';
+export {
+  Approval,
+  ApprovalPreview,
+  Artifact,
+  Device,
+  LiveState,
+  Message,
+  Run,
+  RunError,
+  RunInput,
+  Session,
+  ToolCall,
+} from './records.js';
+export { Event } from './events.js';
+export type { EventPayload, NewEvent } from './events.js';
+export { MAX_READ_BYTES, OPS, RunGetResult, SubscribeScope, UnscopedSnapshot } from './ops.js';
+export type { CommandOpName, OpArgs, OpName, OpResult } from './ops.js';
+export {
+  HostMessage,
+  LaggedMessage,
+  OutputMessage,
+  parseRequest,
+  PreviewMessage,
+  RemoteMessage,
+  RequestMessage,
+  ResponseMessage,
+  StatusMessage,
+} from './messages.js';

@@ -16,13 +16,13 @@ export const RequestMessage = z.strictObject({
 });
 export type RequestMessage = z.infer<typeof RequestMessage>;
 
-export const PingMessage = z.strictObject({ t: z.literal('ping') });
+const PingMessage = z.strictObject({ t: z.literal('ping') });
 
 /** Every message a remote may send inside a frame. */
 export const RemoteMessage = z.discriminatedUnion('t', [RequestMessage, PingMessage]);
 export type RemoteMessage = z.infer<typeof RemoteMessage>;
 
-export const WireErrorSchema = z.looseObject({
+const WireErrorSchema = z.looseObject({
   code: z.string(),
   message: z.string(),
   retryable: z.boolean(),
@@ -45,7 +45,7 @@ export const ResponseMessage = z.union([
 ]);
 export type ResponseMessage = z.infer<typeof ResponseMessage>;
 
-export const EventsMessage = z.looseObject({
+const EventsMessage = z.looseObject({
   t: z.literal('events'),
   sub: z.string(),
   events: z.array(Event),
@@ -74,7 +74,7 @@ export const LaggedMessage = z.looseObject({
   sub: z.string(),
   cursor: Seq,
 });
-export const PongMessage = z.looseObject({ t: z.literal('pong') });
+const PongMessage = z.looseObject({ t: z.literal('pong') });
 
 /**
  * An extension of the original contract (docs/protocol.md §6): the host's condition, sent

@@ -54,11 +54,10 @@ export type ToolCall = z.infer<typeof ToolCall>;
  * A path outside the workspace that approving the call lets it touch (the command's
  * folder, the file written), by real path. The approval is bound to exactly this path.
  */
-export const OutsideAccess = z.looseObject({
+const OutsideAccess = z.looseObject({
   path: z.string(),
   access: z.enum(['read', 'write']),
 });
-export type OutsideAccess = z.infer<typeof OutsideAccess>;
 
 /**
  * `command`: the full command line and the real path of its folder. `write`: the target

@@ -35,7 +35,7 @@ export const ApprovalState = z.enum(APPROVAL_STATES);
 export type ApprovalState = z.infer<typeof ApprovalState>;
 
 /** Allowed run transitions. `interrupted` is reached only by recovery after the host died. */
-export const RUN_TRANSITIONS: Readonly<Record<RunState, readonly RunState[]>> = {
+const RUN_TRANSITIONS: Readonly<Record<RunState, readonly RunState[]>> = {
   queued: ['running', 'cancelled'],
   running: ['waiting_for_approval', 'cancelling', 'succeeded', 'failed', 'interrupted'],
   waiting_for_approval: ['running', 'cancelling'],
@@ -47,7 +47,7 @@ export const RUN_TRANSITIONS: Readonly<Record<RunState, readonly RunState[]>> = 
 };
 
 /** Allowed tool-call transitions. `unknown` means it may have started and nobody knows. */
-export const TOOL_CALL_TRANSITIONS: Readonly<Record<ToolCallState, readonly ToolCallState[]>> = {
+const TOOL_CALL_TRANSITIONS: Readonly<Record<ToolCallState, readonly ToolCallState[]>> = {
   proposed: ['waiting_for_approval', 'ready', 'failed', 'cancelled'],
   waiting_for_approval: ['ready', 'failed', 'cancelled'],
   // A ready call the policy in force refuses at execution fails, or asks, without running.
@@ -60,7 +60,7 @@ export const TOOL_CALL_TRANSITIONS: Readonly<Record<ToolCallState, readonly Tool
 };
 
 /** Allowed approval transitions: a pending approval is resolved once, and that is final. */
-export const APPROVAL_TRANSITIONS: Readonly<Record<ApprovalState, readonly ApprovalState[]>> = {
+const APPROVAL_TRANSITIONS: Readonly<Record<ApprovalState, readonly ApprovalState[]>> = {
   pending: ['approved', 'denied', 'expired', 'cancelled'],
   approved: [],
   denied: [],

@@ -3,7 +3,8 @@
  * tool calls with their state, approvals with how to answer them, final states with errors.
  */
 import { describe, expect, it } from 'vitest';
-import type { Event, EventPayload, EventType, ToolCall } from '../../protocol/index.js';
+import type { Event, EventPayload, ToolCall } from '../../protocol/index.js';
+import type { EventType } from '../../protocol/testing.js';
 import { EMPTY_HOST_STATE, type HostState } from '../../remote/client/index.js';
 import { describeApproval, eventLines } from '../../remote/cli/event-lines.js';
 

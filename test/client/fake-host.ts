@@ -7,12 +7,12 @@ import {
   digest,
   type ErrorCode,
   type Event,
-  type EventType,
   type NewEvent,
   type Run,
   type Session,
   TetherError,
 } from '../../protocol/index.js';
+import { type EventType } from '../../protocol/testing.js';
 import {
   createIdentity,
   createPairOffer,

@@ -1,14 +1,8 @@
 /**
  * Records and events for state-store tests, valid against the protocol schemas.
  */
-import type {
-  Approval,
-  Event,
-  EventPayload,
-  EventType,
-  Run,
-  Session,
-} from '../../protocol/index.js';
+import type { Approval, Event, EventPayload, Run, Session } from '../../protocol/index.js';
+import type { EventType } from '../../protocol/testing.js';
 
 export const DIGEST = 'sha256:' + 'a'.repeat(64);
 

@@ -4,7 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
-import { hexToBytes } from '../../protocol/index.js';
+import { hexToBytes } from '../../protocol/testing.js';
 import {
   acceptHello,
   acceptPair,

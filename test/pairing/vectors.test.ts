@@ -1,6 +1,7 @@
 import nacl from 'tweetnacl';
 import { describe, expect, it } from 'vitest';
-import { b64u, bytesToHex, canonicalJson, digest, fromUtf8 } from '../../protocol/index.js';
+import { b64u, bytesToHex, digest, fromUtf8 } from '../../protocol/index.js';
+import { canonicalJson } from '../../protocol/testing.js';
 import {
   acceptHello,
   acceptPair,

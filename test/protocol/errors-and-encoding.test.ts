@@ -4,10 +4,10 @@ import {
   ERROR_CODES,
   TetherError,
   b64u,
-  canonicalJson,
   fromB64u,
   u64be,
 } from '../../protocol/index.js';
+import { canonicalJson } from '../../protocol/testing.js';
 
 describe('error table', () => {
   it('maps handshake errors to the close codes of docs/protocol.md §2', () => {

@@ -1,5 +1,6 @@
 // One valid sample of every op's args and result, and of every event type's payload.
-import type { EventType, OpName } from '../../protocol/index.js';
+import type { OpName } from '../../protocol/index.js';
+import type { EventType } from '../../protocol/testing.js';
 
 const digest = 'sha256:' + 'a'.repeat(64);
 const commandId = 'cmd_0123456789abcdef';

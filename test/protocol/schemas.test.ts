@@ -1,15 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import {
-  EVENT_TYPES,
   Event,
   HostMessage,
   OPS,
-  OP_NAMES,
-  RemoteHandshakeMessage,
   TetherError,
   parseRequest,
   parseWith,
 } from '../../protocol/index.js';
+import { EVENT_TYPES, OP_NAMES, RemoteHandshakeMessage } from '../../protocol/testing.js';
 import { eventSamples, opSamples } from './samples.js';
 
 function roundTrip(value: unknown): unknown {

@@ -1,14 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import {
+  canTransition,
+  isTerminalRunState,
+  isTerminalToolCallState,
+} from '../../protocol/index.js';
+import {
   APPROVAL_STATES,
   MODEL_FAILURE_CODES,
   RUN_FAILURE_CODES,
   RUN_STATES,
   TOOL_CALL_STATES,
-  canTransition,
-  isTerminalRunState,
-  isTerminalToolCallState,
-} from '../../protocol/index.js';
+} from '../../protocol/testing.js';
 
 describe('run state machine (docs/protocol.md §7)', () => {
   const allowed = new Set([

@@ -3,7 +3,8 @@
  * machines over a real `ws` socket, with no reconnects or retries to hide what happened.
  */
 import WebSocket from 'ws';
-import { HostHandshakeMessage, HostMessage } from '../../protocol/index.js';
+import { HostMessage } from '../../protocol/index.js';
+import { HostHandshakeMessage } from '../../protocol/testing.js';
 import {
   createIdentity,
   openChannel,
