@@ -55,13 +55,24 @@ export default tseslint.config(
   {
     files: ['protocol/**'],
     rules: layerRule(
-      forbid(['pairing', 'host', 'remote'], 'protocol/ imports no other folder of ours.'),
+      forbid(['pairing', 'common', 'host', 'remote'], 'protocol/ imports no other folder of ours.'),
       nodeBuiltins,
     ),
   },
   {
     files: ['pairing/**'],
-    rules: layerRule(forbid(['host', 'remote'], 'pairing/ imports protocol/ only.'), nodeBuiltins),
+    rules: layerRule(
+      forbid(['common', 'host', 'remote'], 'pairing/ imports protocol/ only.'),
+      nodeBuiltins,
+    ),
+  },
+  {
+    // Code both sides share (the CLIs' flag parser and formatter): host/ and remote/cli
+    // import it; it imports protocol/ at most.
+    files: ['common/**'],
+    rules: layerRule(
+      forbid(['pairing', 'host', 'remote'], 'common/ imports protocol/ only, if anything.'),
+    ),
   },
   {
     files: ['host/**'],
@@ -79,14 +90,22 @@ export default tseslint.config(
   {
     files: ['remote/**'],
     ignores: ['remote/client/node/**', 'remote/cli/**', 'remote/app/**'],
-    rules: layerRule(forbid(['host'], 'remote/ never imports host/.'), nodeBuiltins),
+    rules: layerRule(
+      forbid(['host'], 'remote/ never imports host/.'),
+      forbid(['common'], 'common/cli is Node only: remote/cli imports it.'),
+      nodeBuiltins,
+    ),
   },
   {
     // The PWA: browser only (no Node built-ins, never host/); its build config and icon
     // script run in Node.
     files: ['remote/app/**'],
     ignores: ['remote/app/vite.config.ts', 'remote/app/scripts/**'],
-    rules: layerRule(forbid(['host'], 'remote/ never imports host/.'), nodeBuiltins),
+    rules: layerRule(
+      forbid(['host'], 'remote/ never imports host/.'),
+      forbid(['common'], 'common/cli is Node only: remote/cli imports it.'),
+      nodeBuiltins,
+    ),
   },
   {
     files: ['remote/client/node/**', 'remote/cli/**'],

@@ -5,7 +5,7 @@ import { readFileSync, readdirSync, statSync, existsSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 
 const root = resolve(dirname(new URL(import.meta.url).pathname), '..');
-const folders = ['protocol', 'pairing', 'host', 'remote', 'test', 'bench'];
+const folders = ['protocol', 'pairing', 'common', 'host', 'remote', 'test', 'bench'];
 const importPattern =
   /(?:import|export)\s[^'"]*?from\s*['"](\.[^'"]+)['"]|import\(\s*['"](\.[^'"]+)['"]\s*\)/g;
 

@@ -3,8 +3,7 @@
  */
 import type { Device } from '../../protocol/index.js';
 import { AdminClient } from './admin-client.js';
-import { parseCommandArgs } from './command-args.js';
-import { formatTable, formatTime } from './format.js';
+import { formatTable, formatTime, parseCommandArgs } from '../../common/cli/index.js';
 import type { HostCommandContext } from './host-command.js';
 
 /** The usage text of `devices`, for `--help` and command-line errors. */

@@ -5,7 +5,7 @@ import { homedir } from 'node:os';
 import { ConfigError, HOST_USAGE, resolveDataDir } from '../config/index.js';
 import { StoreOpenError } from '../store/index.js';
 import { VERSION } from '../version.js';
-import { UsageError } from './command-args.js';
+import { UsageError } from '../../common/cli/index.js';
 import { DEVICES_USAGE, devicesCommand } from './devices-command.js';
 import type { HostCommandContext } from './host-command.js';
 import { PAIR_USAGE, pairCommand } from './pair-command.js';

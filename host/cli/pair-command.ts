@@ -7,8 +7,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { renderUnicodeCompact } from 'uqr';
 import { AdminClient, type OfferStatus } from './admin-client.js';
-import { parseCommandArgs } from './command-args.js';
-import { formatSas } from './format.js';
+import { formatSas, parseCommandArgs } from '../../common/cli/index.js';
 import type { HostCommandContext } from './host-command.js';
 
 /** How often the offer's state is asked for while waiting. */

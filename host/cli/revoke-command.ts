@@ -4,7 +4,7 @@
  */
 import { TetherError } from '../../protocol/index.js';
 import { AdminClient } from './admin-client.js';
-import { parseCommandArgs } from './command-args.js';
+import { parseCommandArgs } from '../../common/cli/index.js';
 import type { HostCommandContext } from './host-command.js';
 
 /** The usage text of `revoke`, for `--help` and command-line errors. */
@@ -23,7 +23,9 @@ export async function revokeCommand(
   argv: readonly string[],
   ctx: HostCommandContext,
 ): Promise<number> {
-  const { values, positionals, help } = parseCommandArgs(argv, FLAGS, ['<deviceId>']);
+  const { values, positionals, help } = parseCommandArgs(argv, FLAGS, {
+    required: ['<deviceId>'],
+  });
   if (help) {
     ctx.out(REVOKE_USAGE);
     return 0;

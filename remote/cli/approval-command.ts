@@ -7,7 +7,7 @@
  */
 import { type Approval, digest, TetherError } from '../../protocol/index.js';
 import { type HostConnection, pendingApprovals, visibleText } from '../client/index.js';
-import { parseCommandArgs } from './command-args.js';
+import { parseCommandArgs } from '../../common/cli/index.js';
 import { confirm } from './confirm-prompt.js';
 import { describeApproval } from './event-lines.js';
 import { withHost } from './host-session.js';

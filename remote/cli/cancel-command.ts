@@ -2,7 +2,7 @@
  * `tether remote cancel <runId>`: asks the host to cancel a run.
  */
 import { isTerminalRunState } from '../../protocol/index.js';
-import { parseCommandArgs } from './command-args.js';
+import { parseCommandArgs } from '../../common/cli/index.js';
 import { withHost } from './host-session.js';
 import { HOST_FLAG, type RemoteContext, STATE_FLAG } from './remote-context.js';
 import { sendCommand } from './send-command.js';

@@ -1,34 +1,8 @@
 /**
- * Plain-text formatting shared by the remote's commands: tables, times, the SAS, inputs.
+ * How the remote's commands show text from the host on one line: clipped, escaped; tool
+ * inputs. Tables, times and the SAS are in common/cli.
  */
 import { cutText, visibleText } from '../client/index.js';
-
-/** Columns padded to their widest cell, two spaces apart; the header row first. */
-export function formatTable(
-  header: readonly string[],
-  rows: readonly (readonly string[])[],
-): string {
-  const widths = header.map((title, i) =>
-    Math.max(title.length, ...rows.map((row) => (row[i] ?? '').length)),
-  );
-  return [header, ...rows]
-    .map((row) =>
-      row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i] ?? 0))).join('  '),
-    )
-    .join('\n');
-}
-
-/** `2025-05-01 14:03` in local time. */
-export function formatTime(ms: number): string {
-  const at = new Date(ms);
-  const two = (n: number) => String(n).padStart(2, '0');
-  return `${at.getFullYear()}-${two(at.getMonth() + 1)}-${two(at.getDate())} ${two(at.getHours())}:${two(at.getMinutes())}`;
-}
-
-/** `846761` → `846 761`, as the host shows it. */
-export function formatSas(sas: string): string {
-  return sas.length === 6 ? `${sas.slice(0, 3)} ${sas.slice(3)}` : sas;
-}
 
 /**
  * One line: newlines folded to ` ⏎ `, hidden characters escaped, and past `max`

@@ -1,8 +1,7 @@
 /**
  * `tether remote hosts`: the hosts this remote is paired with (from its state file).
  */
-import { parseCommandArgs } from './command-args.js';
-import { formatTable } from './format.js';
+import { formatTable, parseCommandArgs } from '../../common/cli/index.js';
 import { openClient, type RemoteContext, STATE_FLAG } from './remote-context.js';
 
 /** The usage text of `hosts`, for `--help` and command-line errors. */

@@ -8,7 +8,7 @@ import { visibleText } from '../client/index.js';
 import { nodeWebSocketFactory } from '../client/node/index.js';
 import { approvalCommand, approvalUsage } from './approval-command.js';
 import { CANCEL_USAGE, cancelCommand } from './cancel-command.js';
-import { UsageError } from './command-args.js';
+import { UsageError } from '../../common/cli/index.js';
 import { HOSTS_USAGE, hostsCommand } from './hosts-command.js';
 import { PAIR_USAGE, pairCommand } from './pair-command.js';
 import type { RemoteContext } from './remote-context.js';

@@ -3,8 +3,7 @@
  * shows the SAS to compare with the one the host shows.
  */
 import { hostname } from 'node:os';
-import { parseCommandArgs } from './command-args.js';
-import { formatSas } from './format.js';
+import { formatSas, parseCommandArgs } from '../../common/cli/index.js';
 import { openClient, type RemoteContext, STATE_FLAG, statePath } from './remote-context.js';
 
 /** The usage text of `pair`, for `--help` and command-line errors. */

@@ -1,8 +1,8 @@
 /**
  * `tether remote runs`: the host's recent runs, newest first.
  */
-import { parseCommandArgs } from './command-args.js';
-import { clip, formatTable, formatTime } from './format.js';
+import { formatTable, formatTime, parseCommandArgs } from '../../common/cli/index.js';
+import { clip } from './format.js';
 import { withHost } from './host-session.js';
 import { HOST_FLAG, type RemoteContext, STATE_FLAG } from './remote-context.js';
 

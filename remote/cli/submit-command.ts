@@ -2,7 +2,7 @@
  * `tether remote submit "<task>"`: starts a run through the outbox; `--wait` follows it to
  * the end and prints its final state and last message.
  */
-import { parseCommandArgs } from './command-args.js';
+import { parseCommandArgs } from '../../common/cli/index.js';
 import { withHost } from './host-session.js';
 import { HOST_FLAG, type RemoteContext, STATE_FLAG } from './remote-context.js';
 import { followRuns } from './run-follower.js';

@@ -1,7 +1,7 @@
 /**
  * `tether remote watch [runId]`: follows one run until it ends, or every run until Ctrl-C.
  */
-import { parseCommandArgs } from './command-args.js';
+import { parseCommandArgs } from '../../common/cli/index.js';
 import { withHost } from './host-session.js';
 import { HOST_FLAG, type RemoteContext, STATE_FLAG } from './remote-context.js';
 import { followRuns } from './run-follower.js';

@@ -1,5 +1,6 @@
 /**
- * Plain-text formatting shared by the host's commands: tables, times, the SAS.
+ * Plain-text formatting shared by the host's and the remote's commands: tables, times,
+ * the SAS.
  */
 
 /** Columns padded to their widest cell, two spaces apart; the header row first. */
@@ -24,7 +25,7 @@ export function formatTime(ms: number): string {
   return `${at.getFullYear()}-${two(at.getMonth() + 1)}-${two(at.getDate())} ${two(at.getHours())}:${two(at.getMinutes())}`;
 }
 
-/** `846761` → `846 761`, as the device shows it. */
+/** `846761` → `846 761`, as the other side (device or host) shows it. */
 export function formatSas(sas: string): string {
   return sas.length === 6 ? `${sas.slice(0, 3)} ${sas.slice(3)}` : sas;
 }

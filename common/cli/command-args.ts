@@ -1,7 +1,7 @@
 /**
- * Strict parsing of a host command's flags (`node:util` parseArgs): an unknown flag, a
- * missing value or a stray argument is a {@link UsageError}, which the CLI answers with
- * the command's usage and exit code 2.
+ * Strict parsing of a command's flags (`node:util` parseArgs), for the host's and the
+ * remote's CLIs alike: an unknown flag, a missing value or a stray argument is a
+ * {@link UsageError}, which the CLI answers with the command's usage and exit code 2.
  */
 import { parseArgs } from 'node:util';
 
@@ -16,9 +16,15 @@ export class UsageError extends Error {
 type Options = Record<string, { type: 'string' | 'boolean'; short?: string }>;
 
 /** The parsed flags: strings for `type: 'string'`, booleans for `type: 'boolean'`. */
-export type FlagValues<O extends Options> = {
+type FlagValues<O extends Options> = {
   [K in keyof O]?: O[K]['type'] extends 'boolean' ? boolean : string;
 };
+
+/** Positional arguments: `required` ones by name, then up to `optional` more. */
+interface Positionals {
+  required?: readonly string[];
+  optional?: number;
+}
 
 /** A device or host id (22 base64url characters) may start with `-`; no option looks like one. */
 const DASHED_ID = /^-[A-Za-z0-9_-]{21}$/;
@@ -45,15 +51,15 @@ function protectIds(argv: readonly string[], options: Options): string[] {
 }
 
 /**
- * Parses `argv` (the arguments after the command) against `options`, plus `--help`/`-h`,
- * allowing `positionals` positional arguments exactly.
+ * Parses `argv` (the arguments after the command) against `options`, plus `--help`/`-h`.
  *
- * @throws UsageError for anything `options` does not allow.
+ * @throws UsageError for anything `options` and `positionals` do not allow; past the
+ *   allowed positionals it names the first argument too many.
  */
 export function parseCommandArgs<O extends Options>(
   argv: readonly string[],
   options: O,
-  positionals: readonly string[] = [],
+  positionals: Positionals = {},
 ): { values: FlagValues<O>; positionals: string[]; help: boolean } {
   let parsed: { values: Record<string, string | boolean | undefined>; positionals: string[] };
   try {
@@ -72,14 +78,14 @@ export function parseCommandArgs<O extends Options>(
     throw new UsageError(message.split('\n')[0] ?? 'invalid arguments');
   }
   const help = parsed.values.help === true;
-  if (!help && parsed.positionals.length !== positionals.length) {
-    throw new UsageError(
-      positionals.length === 0
-        ? `unexpected argument ${parsed.positionals[0]}`
-        : parsed.positionals.length < positionals.length
-          ? `missing ${positionals.slice(parsed.positionals.length).join(' ')}`
-          : `unexpected argument ${parsed.positionals[positionals.length]}`,
-    );
+  const required = positionals.required ?? [];
+  const allowed = required.length + (positionals.optional ?? 0);
+  const given = parsed.positionals.length;
+  if (!help && given < required.length) {
+    throw new UsageError(`missing ${required.slice(given).join(' ')}`);
+  }
+  if (!help && given > allowed) {
+    throw new UsageError(`unexpected argument ${parsed.positionals[allowed]}`);
   }
   return { values: parsed.values as FlagValues<O>, positionals: parsed.positionals, help };
 }
