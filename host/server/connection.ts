@@ -1,6 +1,7 @@
 /**
- * One WebSocket from a remote: the handshake (pairing, or hello/welcome), then encrypted
- * frames carrying requests, subscriptions and live previews, each sent under a byte bound.
+ * One WebSocket from a remote, from its first frame to its close: the handshake
+ * (connection-handshake.ts), then encrypted frames whose requests request-router.ts
+ * answers and whose sends channel-sender.ts bounds.
  */
 import type WebSocket from 'ws';
 import {
@@ -9,51 +10,27 @@ import {
   RemoteMessage,
   TetherError,
   describeIssues,
-  parseRequest,
-  type Event,
-  type HostMessage,
-  type RequestMessage,
   type StatusMessage,
 } from '../../protocol/index.js';
+import { handshakeErrorFrame, type FrameCipher, type HostPairing } from '../../pairing/index.js';
+import type { LiveMessage } from '../runtime/index.js';
+import { ChannelSender } from './channel-sender.js';
+import { ChannelSubscriptions } from './channel-subscriptions.js';
 import {
-  acceptHello,
-  acceptPair,
-  handshakeErrorFrame,
-  type FrameCipher,
-  type HostPairing,
-  type Identity,
-} from '../../pairing/index.js';
-import type { Logger } from '../log/index.js';
-import type { LiveMessage, Subscription } from '../runtime/index.js';
+  beginHandshake,
+  confirmPairing,
+  type HandshakeContext,
+  type HandshakeStep,
+} from './connection-handshake.js';
 import type { RequestOrigin } from './download-origin.js';
-import type { RefusalLog } from './refusal-log.js';
-import { routeRequest, type RouterContext } from './request-router.js';
+import { answerRequest, type RequestChannel, type RouterContext } from './request-router.js';
 import { newServerId } from './server-ids.js';
 
-/** Beyond this many bytes waiting in the socket, previews and output tails are dropped. */
-export const EPHEMERAL_LIMIT = 256 * 1024;
-/** Beyond this, a subscription gets `lagged` and stops instead of queueing more events. */
-export const DURABLE_LIMIT = 8 * 1024 * 1024;
-/** Beyond this (answers piling up unread), the connection is closed. */
-export const HARD_LIMIT = 32 * 1024 * 1024;
-/** Events per `events` frame are packed up to about this many bytes of JSON. */
-const EVENTS_FRAME_BYTES = 256 * 1024;
-
-type Priority = 'control' | 'durable' | 'ephemeral';
-
-export interface ConnectionContext extends RouterContext {
-  identity: Identity;
-  log: Logger;
-  now: () => number;
+export interface ConnectionContext
+  extends RouterContext, Omit<HandshakeContext, 'connectionId' | 'address'> {
   handshakeTimeoutMs: number;
   /** From `welcome` to the first frame that decrypts, else 4408. */
   firstFrameTimeoutMs: number;
-  /** One line per refusal reason and address per interval. */
-  refusals: RefusalLog;
-  /** Before a hello naming this paired device is checked: an error refuses it (rate limit). */
-  admitHello(deviceId: string): TetherError | null;
-  /** After a hello verified, before `welcome`: an error refuses it (too many channels). */
-  admitChannel(deviceId: string): TetherError | null;
   /** Called once the device is known and its channel open (`welcome` sent). */
   onOpen(connection: Connection): void;
   /** Called once the first frame decrypted: the peer holds the channel's keys. */
@@ -62,23 +39,24 @@ export interface ConnectionContext extends RouterContext {
   onClose(connection: Connection): void;
 }
 
-interface OpenSubscription {
-  subscription: Subscription;
-  scope: { runId?: string; sessionId?: string };
-  lastSeq: number;
-}
+/** Where a connection is: each phase holds what exists only then. */
+type ConnectionState =
+  | { phase: 'handshake' }
+  | { phase: 'pairing'; pairing: HostPairing }
+  | {
+      phase: 'open';
+      deviceId: string;
+      cipher: FrameCipher;
+      sender: ChannelSender;
+      subscriptions: ChannelSubscriptions;
+      requests: RequestChannel;
+      /** True once a frame decrypted: the peer holds the keys, not only a replayed hello. */
+      confirmed: boolean;
+      firstFrameTimer: NodeJS.Timeout;
+    }
+  | { phase: 'closed'; deviceId: string | null };
 
-// Every connection receives the same event objects from a commit: measure each once.
-const eventSizes = new WeakMap<Event, number>();
-
-function eventSize(event: Event): number {
-  let size = eventSizes.get(event);
-  if (size === undefined) {
-    size = JSON.stringify(event).length;
-    eventSizes.set(event, size);
-  }
-  return size;
-}
+type OpenState = Extract<ConnectionState, { phase: 'open' }>;
 
 function frameBytes(data: WebSocket.RawData): Uint8Array {
   if (Array.isArray(data)) return new Uint8Array(Buffer.concat(data));
@@ -87,15 +65,8 @@ function frameBytes(data: WebSocket.RawData): Uint8Array {
 
 export class Connection {
   readonly id = newServerId('conn');
-  deviceId: string | null = null;
-  /** True once a frame decrypted: the peer holds the keys, not only a replayed hello. */
-  confirmed = false;
-  private phase: 'handshake' | 'pairing' | 'open' | 'closed' = 'handshake';
-  private pairing: HostPairing | null = null;
-  private cipher: FrameCipher | null = null;
-  private readonly subscriptions = new Map<string, OpenSubscription>();
+  private state: ConnectionState = { phase: 'handshake' };
   private readonly handshakeTimer: NodeJS.Timeout;
-  private firstFrameTimer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly socket: WebSocket,
@@ -116,37 +87,45 @@ export class Connection {
     });
   }
 
+  /** The device this channel belongs to, once a hello was welcomed. */
+  get deviceId(): string | null {
+    const { state } = this;
+    return state.phase === 'open' || state.phase === 'closed' ? state.deviceId : null;
+  }
+
+  /** True once a frame decrypted: the peer holds the keys, not only a replayed hello. */
+  get confirmed(): boolean {
+    return this.state.phase === 'open' && this.state.confirmed;
+  }
+
   get isOpen(): boolean {
-    return this.phase === 'open';
+    return this.state.phase === 'open';
   }
 
   /** Closes the socket with `code`; nothing more is sent or received. */
   close(code: number, reason = ''): void {
-    if (this.phase === 'closed') return;
+    if (this.state.phase === 'closed') return;
     this.cleanUp();
     this.socket.close(code, reason);
   }
 
   /** A live preview or output tail for a run this connection may be watching. */
   sendLive(message: LiveMessage, runId: string, sessionId: string | null): void {
-    if (!this.isOpen) return;
-    const watching = [...this.subscriptions.values()].some(({ scope }) =>
-      scope.runId !== undefined
-        ? scope.runId === runId
-        : scope.sessionId === undefined || scope.sessionId === sessionId,
-    );
-    if (watching) this.send(message, 'ephemeral');
+    const { state } = this;
+    if (state.phase !== 'open') return;
+    if (state.subscriptions.watches(runId, sessionId)) state.sender.send(message, 'ephemeral');
   }
 
   /** The host's condition (docs/protocol.md, "status"); sent ahead of events and previews. */
   sendStatus(message: StatusMessage): void {
-    this.send(message, 'control');
+    if (this.state.phase === 'open') this.state.sender.send(message, 'control');
   }
 
   private receive(data: WebSocket.RawData, isBinary: boolean): void {
+    const { state } = this;
     try {
-      if (this.phase === 'open') return this.receiveFrame(data, isBinary);
-      if (this.phase === 'closed') return;
+      if (state.phase === 'open') return this.receiveFrame(state, data, isBinary);
+      if (state.phase === 'closed') return;
       const bytes = frameBytes(data);
       if (isBinary || bytes.length > MAX_FRAME_BYTES) {
         throw new TetherError(
@@ -154,115 +133,83 @@ export class Connection {
           'expected a text frame of at most 1 MiB during the handshake',
         );
       }
-      this.receiveHandshake(Buffer.from(bytes).toString('utf8'));
+      const text = Buffer.from(bytes).toString('utf8');
+      const handshake = { ...this.ctx, connectionId: this.id, address: this.address };
+      this.take(
+        state.phase === 'pairing'
+          ? confirmPairing(handshake, state.pairing, text)
+          : beginHandshake(handshake, text),
+      );
     } catch (error) {
       this.fail(TetherError.from(error));
     }
   }
 
-  private receiveHandshake(text: string): void {
-    const { ctx } = this;
-    if (this.phase === 'pairing') {
-      const confirmed = this.pairing!.confirm(text);
-      if (!confirmed.ok) return this.failPairing(confirmed.error, confirmed.countAttemptOn);
-      if (!ctx.runtime.recordPairedDevice(confirmed.offerId, confirmed.device, confirmed.sas)) {
-        return this.fail(new TetherError('pair_failed', 'pairing failed'));
-      }
-      ctx.log.info('device paired', {
-        deviceId: confirmed.device.deviceId,
-        name: confirmed.device.name,
-        sas: confirmed.sas,
-      });
-      this.socket.send(JSON.stringify(confirmed.paired));
-      return this.close(CloseCode.normal);
+  private take(step: HandshakeStep): void {
+    switch (step.step) {
+      case 'refused':
+        return this.fail(step.error);
+      case 'challenge':
+        this.state = { phase: 'pairing', pairing: step.pairing };
+        this.socket.send(step.reply);
+        return;
+      case 'paired':
+        this.socket.send(step.reply);
+        return this.close(CloseCode.normal);
+      case 'welcome':
+        clearTimeout(this.handshakeTimer);
+        this.socket.send(step.reply);
+        this.state = this.openChannel(step.deviceId, step.cipher);
+        this.ctx.onOpen(this);
     }
-    let frame: unknown;
-    try {
-      frame = JSON.parse(text);
-    } catch (cause) {
-      throw new TetherError('protocol_error', 'a handshake frame that is not JSON', { cause });
-    }
-    const kind = (frame as { t?: unknown } | null)?.t;
-    if (kind !== 'pair' && kind !== 'hello') {
-      throw new TetherError('protocol_error', 'expected a pair or hello frame');
-    }
-    if (kind === 'pair') {
-      const accepted = acceptPair(frame, {
-        identity: ctx.identity,
-        hostName: ctx.hostName,
-        now: ctx.now(),
-        lookupOffer: (offerId) => ctx.runtime.findPairOffer(offerId),
-      });
-      if (!accepted.ok) return this.failPairing(accepted.error, accepted.countAttemptOn);
-      this.pairing = accepted.pairing;
-      this.phase = 'pairing';
-      this.socket.send(JSON.stringify(accepted.challenge));
-      return;
-    }
-    // The rate limit comes before any signature check or key agreement, so a refusal is cheap.
-    const claimed = (frame as { device?: unknown }).device;
-    const known =
-      typeof claimed === 'string' && claimed.length <= 64
-        ? ctx.runtime.findDevice(claimed)
-        : undefined;
-    const limited = known === undefined ? null : ctx.admitHello(known.deviceId);
-    if (limited !== null) return this.refuse(limited, 'over the hello rate of its device');
-    const hello = acceptHello(frame, {
-      identity: ctx.identity,
-      connectionId: this.id,
-      instanceId: ctx.runtime.instance,
-      lookupDevice: (deviceId) => {
-        const device = deviceId === known?.deviceId ? known : ctx.runtime.findDevice(deviceId);
-        return device && { devicePk: device.devicePk, revoked: device.revokedAt !== null };
-      },
-    });
-    if (!hello.ok) return this.refuse(hello.error, hello.error.internalReason);
-    const crowded = ctx.admitChannel(hello.deviceId);
-    if (crowded !== null) {
-      hello.cipher.close();
-      return this.refuse(crowded, 'too many open channels for its device');
-    }
-    clearTimeout(this.handshakeTimer);
-    this.socket.send(JSON.stringify(hello.welcome));
-    this.cipher = hello.cipher;
-    this.deviceId = hello.deviceId;
-    this.phase = 'open';
-    this.firstFrameTimer = setTimeout(() => {
-      ctx.refusals.refused('no_first_frame', this.address, 'channel closed', {
-        detail: 'no frame that decrypts since welcome',
-        deviceId: this.deviceId,
-      });
-      this.close(CloseCode.handshakeTimeout, 'handshake_timeout');
-    }, ctx.firstFrameTimeoutMs);
-    ctx.onOpen(this);
   }
 
-  /** Logs a refused hello (once per code and address per interval) and fails with `error`. */
-  private refuse(error: TetherError, detail: string): void {
-    this.ctx.refusals.refused(error.code, this.address, 'hello refused', { detail });
-    this.fail(error);
+  private openChannel(deviceId: string, cipher: FrameCipher): OpenState {
+    const sender = new ChannelSender(this.socket, cipher, {
+      connectionId: this.id,
+      log: this.ctx.log,
+      onStalled: () => this.close(CloseCode.protocolError, 'not reading'),
+    });
+    const subscriptions = new ChannelSubscriptions(sender);
+    const firstFrameTimer = setTimeout(() => {
+      this.ctx.refusals.refused('no_first_frame', this.address, 'channel closed', {
+        detail: 'no frame that decrypts since welcome',
+        deviceId,
+      });
+      this.close(CloseCode.handshakeTimeout, 'handshake_timeout');
+    }, this.ctx.firstFrameTimeoutMs);
+    const requests: RequestChannel = {
+      host: this.ctx,
+      deviceId,
+      connectionId: this.id,
+      origin: this.origin,
+      subscriptions,
+      sendAnswer: (response) => sender.sendAnswer(response),
+      close: (code, reason) => this.close(code, reason),
+    };
+    return {
+      phase: 'open',
+      deviceId,
+      cipher,
+      sender,
+      subscriptions,
+      requests,
+      confirmed: false,
+      firstFrameTimer,
+    };
   }
 
   /** The first frame decrypted: the channel is the device's, so now it counts as seen. */
-  private confirm(): void {
-    this.confirmed = true;
-    clearTimeout(this.firstFrameTimer);
-    this.touchLastSeen();
+  private confirm(state: OpenState): void {
+    state.confirmed = true;
+    clearTimeout(state.firstFrameTimer);
+    this.ctx.runtime.recordDeviceSeen(state.deviceId);
     this.ctx.onConfirmed(this);
   }
 
-  private touchLastSeen(): void {
-    this.ctx.runtime.recordDeviceSeen(this.deviceId!);
-  }
-
-  private failPairing(error: TetherError, countAttemptOn: string | undefined): void {
-    if (countAttemptOn !== undefined) this.ctx.runtime.countFailedPairing(countAttemptOn);
-    this.fail(error);
-  }
-
-  private receiveFrame(data: WebSocket.RawData, isBinary: boolean): void {
-    const raw = this.cipher!.openFrame(frameBytes(data), isBinary);
-    if (!this.confirmed) this.confirm();
+  private receiveFrame(state: OpenState, data: WebSocket.RawData, isBinary: boolean): void {
+    const raw = state.cipher.openFrame(frameBytes(data), isBinary);
+    if (!state.confirmed) this.confirm(state);
     const parsed = RemoteMessage.safeParse(raw);
     if (!parsed.success) {
       const id = (raw as { id?: unknown }).id;
@@ -271,168 +218,42 @@ export class Connection {
       const error = new TetherError('invalid_request', 'not a valid request', {
         details: { issues: describeIssues(parsed.error) },
       });
-      this.send({ t: 'res', id, ok: false, error: error.toWire() }, 'control');
+      state.sender.send({ t: 'res', id, ok: false, error: error.toWire() }, 'control');
       return;
     }
     if (parsed.data.t === 'ping') {
-      this.send({ t: 'pong' }, 'control');
+      state.sender.send({ t: 'pong' }, 'control');
       return;
     }
-    this.answer(parsed.data);
-    if (this.cipher?.needsRekey) this.close(CloseCode.rekey, 'rekey');
-  }
-
-  private answer(message: RequestMessage): void {
-    let afterAnswer: (() => void) | undefined;
-    let response: HostMessage;
-    try {
-      const request = parseRequest(message);
-      let result: Record<string, unknown>;
-      if (request.op === 'subscribe') {
-        const sub = newServerId('sub');
-        const subscription = this.ctx.runtime.subscribe(request.args, this.deviceId!);
-        const scope = request.args.scope ?? {};
-        this.subscriptions.set(sub, { subscription, scope, lastSeq: subscription.cursor });
-        result = {
-          sub,
-          mode: subscription.mode,
-          cursor: subscription.cursor,
-          ...(subscription.mode === 'snapshot' ? { snapshot: subscription.snapshot } : {}),
-        };
-        // If the answer cannot be sent, the subscription must not live on unseen.
-        response = { t: 'res', id: message.id, ok: true, result };
-        if (!this.sendAnswer(response)) {
-          subscription.close();
-          this.subscriptions.delete(sub);
-          return;
-        }
-        subscription.start((events) => this.deliver(sub, events));
-        return;
-      }
-      if (request.op === 'unsubscribe') {
-        this.subscriptions.get(request.args.sub)?.subscription.close();
-        this.subscriptions.delete(request.args.sub);
-        result = {};
-      } else {
-        const routed = routeRequest(this.ctx, request, this.deviceId!, this.id, this.origin);
-        if (routed instanceof Promise) return this.answerLater(message, routed);
-        result = routed;
-        if (request.op === 'device.revoke' && request.args.deviceId === this.deviceId) {
-          afterAnswer = () => this.close(CloseCode.revoked, 'device_revoked');
-        }
-      }
-      response = { t: 'res', id: message.id, ok: true, result };
-    } catch (error) {
-      const failure = TetherError.from(error);
-      if (failure.code === 'internal') {
-        this.ctx.log.error('request failed', { op: message.op, error: String(failure.cause) });
-      }
-      response = { t: 'res', id: message.id, ok: false, error: failure.toWire() };
-    }
-    if (this.sendAnswer(response)) afterAnswer?.();
-  }
-
-  /** Answers once an asynchronous result (a signed download link) is ready. */
-  private answerLater(message: RequestMessage, pending: Promise<Record<string, unknown>>): void {
-    pending.then(
-      (result) => this.sendAnswer({ t: 'res', id: message.id, ok: true, result }),
-      (error: unknown) => {
-        const failure = TetherError.from(error);
-        if (failure.code === 'internal') {
-          this.ctx.log.error('request failed', { op: message.op, error: String(failure.cause) });
-        }
-        this.sendAnswer({ t: 'res', id: message.id, ok: false, error: failure.toWire() });
-      },
-    );
-  }
-
-  /**
-   * Sends an answer; one too large for a frame (a huge run.get, say) becomes a
-   * `payload_too_large` answer rather than none. False when the real answer did not go out.
-   */
-  private sendAnswer(response: HostMessage & { t: 'res' }): boolean {
-    if (this.send(response, 'control')) return true;
-    if (!this.isOpen) return false;
-    const error = new TetherError('payload_too_large', 'the answer does not fit in one frame');
-    this.send({ t: 'res', id: response.id, ok: false, error: error.toWire() }, 'control');
-    return false;
-  }
-
-  /** Sends committed events of one subscription, or `lagged` when the remote cannot keep up. */
-  private deliver(sub: string, events: Event[]): void {
-    const state = this.subscriptions.get(sub);
-    if (state === undefined || !this.isOpen) return;
-    let batch: Event[] = [];
-    let bytes = 0;
-    const flush = (): boolean => {
-      if (batch.length === 0) return true;
-      if (!this.send({ t: 'events', sub, events: batch }, 'durable')) {
-        state.subscription.close();
-        this.subscriptions.delete(sub);
-        this.send({ t: 'lagged', sub, cursor: state.lastSeq }, 'control');
-        return false;
-      }
-      state.lastSeq = batch.at(-1)!.seq;
-      batch = [];
-      bytes = 0;
-      return true;
-    };
-    for (const event of events) {
-      const size = eventSize(event);
-      if (bytes + size > EVENTS_FRAME_BYTES && !flush()) return;
-      batch.push(event);
-      bytes += size;
-    }
-    flush();
-  }
-
-  /**
-   * Seals and sends `message` if its priority fits what the socket already holds; false
-   * when it was dropped. Nothing is sealed unless sent, so the counters stay in step.
-   */
-  private send(message: HostMessage, priority: Priority): boolean {
-    if (!this.isOpen || this.cipher === null) return false;
-    const buffered = this.socket.bufferedAmount;
-    if (priority === 'ephemeral' && buffered > EPHEMERAL_LIMIT) return false;
-    if (priority === 'durable' && buffered > DURABLE_LIMIT) return false;
-    if (buffered > HARD_LIMIT) {
-      this.ctx.log.warn('closing a connection that reads nothing', { conn: this.id, buffered });
-      this.close(CloseCode.protocolError, 'not reading');
-      return false;
-    }
-    try {
-      this.socket.send(this.cipher.seal(message));
-    } catch (error) {
-      const failure = TetherError.from(error);
-      if (failure.code !== 'payload_too_large') throw error;
-      this.ctx.log.error('message too large for one frame', { conn: this.id, t: message.t });
-      return false;
-    }
-    return true;
+    answerRequest(state.requests, parsed.data);
+    if (state.cipher.needsRekey) this.close(CloseCode.rekey, 'rekey');
   }
 
   private fail(error: TetherError): void {
-    if (this.phase === 'closed') return;
+    if (this.state.phase === 'closed') return;
     const code = error.closeCode ?? CloseCode.protocolError;
-    if (this.phase !== 'open' && this.socket.readyState === this.socket.OPEN) {
+    if (this.state.phase !== 'open' && this.socket.readyState === this.socket.OPEN) {
       this.socket.send(JSON.stringify(handshakeErrorFrame(error)));
     }
     this.close(code, error.code);
   }
 
   private cleanUp(): void {
-    if (this.phase === 'closed') return;
-    this.phase = 'closed';
+    const { state } = this;
+    if (state.phase === 'closed') return;
+    this.state = { phase: 'closed', deviceId: state.phase === 'open' ? state.deviceId : null };
     clearTimeout(this.handshakeTimer);
-    clearTimeout(this.firstFrameTimer);
-    for (const { subscription } of this.subscriptions.values()) subscription.close();
-    this.subscriptions.clear();
-    this.cipher?.close();
-    if (this.confirmed) {
-      try {
-        this.touchLastSeen();
-      } catch (error) {
-        this.ctx.log.warn('could not record last seen', { error: String(error) });
+    if (state.phase === 'open') {
+      clearTimeout(state.firstFrameTimer);
+      state.sender.close();
+      state.subscriptions.closeAll();
+      state.cipher.close();
+      if (state.confirmed) {
+        try {
+          this.ctx.runtime.recordDeviceSeen(state.deviceId);
+        } catch (error) {
+          this.ctx.log.warn('could not record last seen', { error: String(error) });
+        }
       }
     }
     this.ctx.onClose(this);

@@ -1,25 +1,34 @@
 /**
- * Maps each op of docs/protocol.md §6.2 onto the runtime and the store. Subscriptions are the
- * connection's business; everything else answers here.
+ * Answers each op of docs/protocol.md §6.2 on an open channel: one handler per op, typed by
+ * its args and result, and one path from a thrown error to a failed `res`.
  */
 import {
-  PROTOCOL_VERSION,
+  CloseCode,
   MAX_FRAME_BYTES,
   MAX_READ_BYTES,
+  PROTOCOL_VERSION,
+  TetherError,
+  parseRequest,
+  type OpArgs,
+  type OpName,
   type OpResult,
-  type ValidRequest,
+  type RequestMessage,
+  type ResponseMessage,
 } from '../../protocol/index.js';
+import type { Logger } from '../log/index.js';
 import { DEMO_MODEL_LABEL, DEMO_MODEL_NAME } from '../model/index.js';
 import { REPLAY_WINDOW, type Runtime } from '../runtime/index.js';
+import type { ChannelSubscriptions } from './channel-subscriptions.js';
 import type { DownloadLinks } from './download-links.js';
 import type { RequestOrigin } from './download-origin.js';
 
-/** What the router needs besides the request. */
+/** What the router needs of the host, the same for every connection. */
 export interface RouterContext {
   runtime: Runtime;
   hostId: string;
   hostName: string;
   version: string;
+  log: Logger;
   /**
    * Closes a revoked device's live sockets with 4403, at once; the asking connection
    * (`exceptConnection`) closes itself after its answer went out.
@@ -29,15 +38,38 @@ export interface RouterContext {
   downloads: DownloadLinks;
 }
 
-/** Ops answered by the router (subscribe and unsubscribe belong to the connection). */
-export type RoutedRequest = Exclude<ValidRequest, { op: 'subscribe' } | { op: 'unsubscribe' }>;
+/** One open channel, as its requests see it. */
+export interface RequestChannel {
+  host: RouterContext;
+  /** The device the channel belongs to: every request acts for it. */
+  deviceId: string;
+  connectionId: string;
+  /** The origin the remote connected to (for download links). */
+  origin: RequestOrigin;
+  subscriptions: ChannelSubscriptions;
+  /** Sends an answer; false when it did not go out. */
+  sendAnswer(response: ResponseMessage): boolean;
+  /** Closes this channel's socket with `code`. */
+  close(code: CloseCode, reason: string): void;
+}
 
-function hostInfo(ctx: RouterContext): OpResult<'host.info'> {
-  const { runtime } = ctx;
+/** What a handler gets besides its args. */
+export interface RequestContext extends RequestChannel {
+  /** Runs `then` once the answer went out (`sent`) or could not (a full or closed socket). */
+  afterAnswer(then: (sent: boolean) => void): void;
+}
+
+type Handler<O extends OpName> = (
+  ctx: RequestContext,
+  args: OpArgs<O>,
+) => OpResult<O> | Promise<OpResult<O>>;
+
+function hostInfo({ host }: RequestContext): OpResult<'host.info'> {
+  const { runtime } = host;
   return {
-    hostId: ctx.hostId,
-    name: ctx.hostName,
-    version: ctx.version,
+    hostId: host.hostId,
+    name: host.hostName,
+    version: host.version,
     protocol: PROTOCOL_VERSION,
     instance: runtime.instance,
     persistence: runtime.persistence,
@@ -57,50 +89,103 @@ function hostInfo(ctx: RouterContext): OpResult<'host.info'> {
   };
 }
 
-/**
- * Answers one validated request for `deviceId` on a connection from `origin`. Throws
- * TetherError for a failed answer; `download.link` answers with a promise (signing is
- * asynchronous), which rejects with one.
- */
-export function routeRequest(
-  ctx: RouterContext,
-  request: RoutedRequest,
-  deviceId: string,
-  connectionId: string,
-  origin: RequestOrigin,
-): Record<string, unknown> | Promise<Record<string, unknown>> {
-  const { runtime } = ctx;
-  switch (request.op) {
-    case 'host.info':
-      return hostInfo(ctx);
-    case 'run.submit':
-      return runtime.submit(request.args, deviceId);
-    case 'run.cancel':
-      return runtime.cancel(request.args, deviceId);
-    case 'run.continue':
-      return runtime.continueRun(request.args, deviceId);
-    case 'toolcall.reconcile':
-      return runtime.reconcile(request.args, deviceId);
-    case 'approval.respond':
-      return runtime.respondApproval(request.args, deviceId);
-    case 'sessions.list':
-      return runtime.listSessions(request.args);
-    case 'runs.list':
-      return runtime.listRuns(request.args);
-    case 'run.get':
-      return runtime.getRun(request.args.runId);
-    case 'output.read':
-      return runtime.readOutput(request.args);
-    case 'artifact.read':
-      return runtime.readArtifact(request.args);
-    case 'download.link':
-      return ctx.downloads.issue(request.args, deviceId, origin);
-    case 'devices.list':
-      return runtime.listDevices(deviceId);
-    case 'device.revoke': {
-      const result = runtime.revokeDevice(request.args, deviceId);
-      ctx.closeDeviceSockets(request.args.deviceId, connectionId);
-      return result;
+const HANDLERS: { [O in OpName]: Handler<O> } = {
+  'host.info': hostInfo,
+  'run.submit': ({ host, deviceId }, args) => host.runtime.submit(args, deviceId),
+  'run.cancel': ({ host, deviceId }, args) => host.runtime.cancel(args, deviceId),
+  'run.continue': ({ host, deviceId }, args) => host.runtime.continueRun(args, deviceId),
+  'toolcall.reconcile': ({ host, deviceId }, args) => host.runtime.reconcile(args, deviceId),
+  'approval.respond': ({ host, deviceId }, args) => host.runtime.respondApproval(args, deviceId),
+  subscribe: (ctx, args) => {
+    const subscription = ctx.host.runtime.subscribe(args, ctx.deviceId);
+    const sub = ctx.subscriptions.add(subscription, args.scope ?? {});
+    // Events flow only after the answer; if it cannot be sent, the subscription must not
+    // live on unseen.
+    ctx.afterAnswer((sent) => (sent ? ctx.subscriptions.start(sub) : ctx.subscriptions.close(sub)));
+    return {
+      sub,
+      mode: subscription.mode,
+      cursor: subscription.cursor,
+      // The runtime builds the snapshot for the scope asked (host/runtime/runtime.ts).
+      ...(subscription.mode === 'snapshot'
+        ? { snapshot: subscription.snapshot as OpResult<'subscribe'>['snapshot'] }
+        : {}),
+    };
+  },
+  unsubscribe: (ctx, args) => {
+    ctx.subscriptions.close(args.sub);
+    return {};
+  },
+  'sessions.list': ({ host }, args) => host.runtime.listSessions(args),
+  'runs.list': ({ host }, args) => host.runtime.listRuns(args),
+  'run.get': ({ host }, args) => host.runtime.getRun(args.runId),
+  'output.read': ({ host }, args) => host.runtime.readOutput(args),
+  'artifact.read': ({ host }, args) => host.runtime.readArtifact(args),
+  // Signing is asynchronous: this answer is a promise.
+  'download.link': (ctx, args) => ctx.host.downloads.issue(args, ctx.deviceId, ctx.origin),
+  'devices.list': ({ host, deviceId }) => host.runtime.listDevices(deviceId),
+  'device.revoke': (ctx, args) => {
+    const result = ctx.host.runtime.revokeDevice(args, ctx.deviceId);
+    ctx.host.closeDeviceSockets(args.deviceId, ctx.connectionId);
+    if (args.deviceId === ctx.deviceId) {
+      ctx.afterAnswer((sent) => {
+        if (sent) ctx.close(CloseCode.revoked, 'device_revoked');
+      });
     }
+    return result;
+  },
+};
+
+function handle<O extends OpName>(
+  ctx: RequestContext,
+  request: { op: O; args: OpArgs<O> },
+): OpResult<O> | Promise<OpResult<O>> {
+  const handler: Handler<O> = HANDLERS[request.op];
+  return handler(ctx, request.args);
+}
+
+/**
+ * The failed `res` for whatever a request threw: a TetherError as it is, anything else
+ * `internal` with its cause kept and logged with its stack.
+ */
+function failedAnswer(log: Logger, message: RequestMessage, error: unknown): ResponseMessage {
+  const failure = TetherError.from(error);
+  if (failure.code === 'internal') {
+    const { cause } = failure;
+    log.error('request failed', {
+      op: message.op,
+      error: cause instanceof Error ? (cause.stack ?? String(cause)) : String(cause),
+    });
   }
+  return { t: 'res', id: message.id, ok: false, error: failure.toWire() };
+}
+
+/**
+ * Answers one request on `channel`: validates it, runs its handler, and sends one `res`,
+ * now or (for an asynchronous handler) once it settles.
+ */
+export function answerRequest(channel: RequestChannel, message: RequestMessage): void {
+  let after: ((sent: boolean) => void) | undefined;
+  const ctx: RequestContext = {
+    ...channel,
+    afterAnswer: (then) => {
+      after = then;
+    },
+  };
+  const succeed = (result: Record<string, unknown>): void => {
+    const sent = channel.sendAnswer({ t: 'res', id: message.id, ok: true, result });
+    after?.(sent);
+  };
+  // A failed request leaves nothing to do after its answer.
+  const fail = (error: unknown): void => {
+    channel.sendAnswer(failedAnswer(channel.host.log, message, error));
+  };
+  let result: Record<string, unknown> | Promise<Record<string, unknown>>;
+  try {
+    result = handle(ctx, parseRequest(message));
+  } catch (error) {
+    return fail(error);
+  }
+  if (result instanceof Promise) result.then(succeed, fail);
+  else succeed(result);
 }

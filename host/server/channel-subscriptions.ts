@@ -1,0 +1,103 @@
+/**
+ * The subscriptions of one open channel (docs/protocol.md 6.3): committed events packed
+ * into `events` frames, `lagged` when the remote cannot keep up, and which runs it watches
+ * for live previews.
+ */
+import type { Event } from '../../protocol/index.js';
+import type { Subscription } from '../runtime/index.js';
+import type { ChannelSender } from './channel-sender.js';
+import { newServerId } from './server-ids.js';
+
+/** Events per `events` frame are packed up to about this many bytes of JSON. */
+const EVENTS_FRAME_BYTES = 256 * 1024;
+
+/** What a subscription covers: one run, one session, or everything. */
+export interface SubscriptionScope {
+  runId?: string;
+  sessionId?: string;
+}
+
+interface OpenSubscription {
+  subscription: Subscription;
+  scope: SubscriptionScope;
+  lastSeq: number;
+}
+
+// Every connection receives the same event objects from a commit: measure each once.
+const eventSizes = new WeakMap<Event, number>();
+
+function eventSize(event: Event): number {
+  let size = eventSizes.get(event);
+  if (size === undefined) {
+    size = JSON.stringify(event).length;
+    eventSizes.set(event, size);
+  }
+  return size;
+}
+
+export class ChannelSubscriptions {
+  private readonly open = new Map<string, OpenSubscription>();
+
+  constructor(private readonly sender: ChannelSender) {}
+
+  /** Holds `subscription` under a new `sub` id; nothing is delivered until {@link start}. */
+  add(subscription: Subscription, scope: SubscriptionScope): string {
+    const sub = newServerId('sub');
+    this.open.set(sub, { subscription, scope, lastSeq: subscription.cursor });
+    return sub;
+  }
+
+  /** Starts delivery of `sub` (once its subscribe answer went out). */
+  start(sub: string): void {
+    this.open.get(sub)?.subscription.start((events) => this.deliver(sub, events));
+  }
+
+  /** Ends `sub`; an unknown one is already gone. */
+  close(sub: string): void {
+    this.open.get(sub)?.subscription.close();
+    this.open.delete(sub);
+  }
+
+  closeAll(): void {
+    for (const { subscription } of this.open.values()) subscription.close();
+    this.open.clear();
+  }
+
+  /** Whether a subscription covers `runId` (of `sessionId`): its previews go to this channel. */
+  watches(runId: string, sessionId: string | null): boolean {
+    return [...this.open.values()].some(({ scope }) =>
+      scope.runId !== undefined
+        ? scope.runId === runId
+        : scope.sessionId === undefined || scope.sessionId === sessionId,
+    );
+  }
+
+  /** Sends committed events of one subscription, or `lagged` when the remote cannot keep up. */
+  private deliver(sub: string, events: Event[]): void {
+    const state = this.open.get(sub);
+    if (state === undefined || !this.sender.isOpen) return;
+    let batch: Event[] = [];
+    let bytes = 0;
+    const flush = (): boolean => {
+      const last = batch.at(-1);
+      if (last === undefined) return true;
+      if (!this.sender.send({ t: 'events', sub, events: batch }, 'durable')) {
+        state.subscription.close();
+        this.open.delete(sub);
+        this.sender.send({ t: 'lagged', sub, cursor: state.lastSeq }, 'control');
+        return false;
+      }
+      state.lastSeq = last.seq;
+      batch = [];
+      bytes = 0;
+      return true;
+    };
+    for (const event of events) {
+      const size = eventSize(event);
+      if (bytes + size > EVENTS_FRAME_BYTES && !flush()) return;
+      batch.push(event);
+      bytes += size;
+    }
+    flush();
+  }
+}
