@@ -6,8 +6,10 @@ import { dirname, join, relative, resolve } from 'node:path';
 
 const root = resolve(dirname(new URL(import.meta.url).pathname), '..');
 const folders = ['protocol', 'pairing', 'common', 'host', 'remote', 'test', 'bench'];
+// Relative specifiers, and the package's own `#name` imports (package.json "imports").
 const importPattern =
-  /(?:import|export)\s[^'"]*?from\s*['"](\.[^'"]+)['"]|import\(\s*['"](\.[^'"]+)['"]\s*\)/g;
+  /(?:import|export)\s[^'"]*?from\s*['"]([.#][^'"]+)['"]|import\(\s*['"]([.#][^'"]+)['"]\s*\)/g;
+const packageImports = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).imports ?? {};
 
 function sourceFiles(dir) {
   if (!existsSync(dir)) return [];
@@ -20,7 +22,8 @@ function sourceFiles(dir) {
 }
 
 function resolveImport(from, specifier) {
-  const base = resolve(dirname(from), specifier);
+  const mapped = specifier.startsWith('#') ? packageImports[specifier] : undefined;
+  const base = mapped === undefined ? resolve(dirname(from), specifier) : resolve(root, mapped);
   const candidates = [
     base.replace(/\.js$/, '.ts'),
     base.replace(/\.js$/, '.tsx'),

@@ -5,7 +5,7 @@
 import './zod-jitless.js';
 import { render } from 'preact';
 import { registerSW } from 'virtual:pwa-register';
-import { browserWebSocketFactory, IndexedDbStorage } from '../../../remote/client/browser/index.js';
+import { browserWebSocketFactory, IndexedDbStorage } from '#client/browser';
 import { App } from './app.js';
 import { pairLinkAt } from './logic/route.js';
 import { AppModel } from './state/app-model.js';

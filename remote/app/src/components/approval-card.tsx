@@ -8,8 +8,8 @@
  * §6.5). Standalone (plain props), so a test page can render it with a crafted approval.
  */
 import { useMemo } from 'preact/hooks';
-import type { Approval, ToolCall } from '../../../../protocol/index.js';
-import { approvalView } from '../../../../remote/client/index.js';
+import type { Approval, ToolCall } from '#protocol';
+import { approvalView } from '#client';
 import { answerDigest, checkApproval } from '../logic/approval-check.js';
 import { DiffView } from './diff-view.js';
 import { shownText } from './shown-text.js';

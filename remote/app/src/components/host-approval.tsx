@@ -3,7 +3,7 @@
  * and the answer sent through the outbox with the digest the card recomputed from what
  * it shows (the card hands it over; nothing here recomputes or takes the event's).
  */
-import type { Approval } from '../../../../protocol/index.js';
+import type { Approval } from '#protocol';
 import type { HostView } from '../state/app-model.js';
 import { useAction } from '../state/use-action.js';
 import { ApprovalCard } from './approval-card.js';

@@ -1,7 +1,7 @@
 /**
  * The tab bar: runs, submit, approvals (with the pending count across hosts), devices.
  */
-import { pendingApprovals } from '../../../../remote/client/index.js';
+import { pendingApprovals } from '#client';
 import type { Route } from '../logic/route.js';
 import { useAppView } from '../state/app-context.js';
 

@@ -3,7 +3,7 @@
  * not connected, "sending" once connected (they survive reloads; the client core sends
  * each once when connected).
  */
-import type { PendingCommand } from '../../../../remote/client/index.js';
+import type { PendingCommand } from '#client';
 import { sendsNow } from '../logic/connection-view.js';
 import type { HostView } from '../state/app-model.js';
 

@@ -5,7 +5,7 @@
  */
 import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
-import { MAX_READ_BYTES, type OpResult } from '../../../../protocol/index.js';
+import { MAX_READ_BYTES, type OpResult } from '#protocol';
 import { downloadHref } from '../logic/download-link.js';
 import type { HostView } from '../state/app-model.js';
 import { errorText } from '../state/use-action.js';

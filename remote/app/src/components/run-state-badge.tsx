@@ -1,7 +1,7 @@
 /**
  * A run's state as a colored badge.
  */
-import type { RunState } from '../../../../protocol/index.js';
+import type { RunState } from '#protocol';
 import { RUN_STATE_LABELS } from '../logic/run-view.js';
 
 export function RunStateBadge({ state }: { state: RunState }) {

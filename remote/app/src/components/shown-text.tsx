@@ -5,7 +5,7 @@
  * `visibleParts`). A function, not a component: it is on every card and diff line, and
  * the parts alternate, so diffing them by index (no keys) is right.
  */
-import { visibleParts } from '../../../../remote/client/index.js';
+import { visibleParts } from '#client';
 
 export function shownText(text: string) {
   return visibleParts(text).map((part, i) =>

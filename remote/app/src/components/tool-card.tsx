@@ -3,8 +3,8 @@
  * the full output on demand, and for an `unknown` call the plain explanation and the
  * reconcile choices.
  */
-import type { ToolCall, ToolCallState } from '../../../../protocol/index.js';
-import { inputText } from '../../../../remote/client/index.js';
+import type { ToolCall, ToolCallState } from '#protocol';
+import { inputText } from '#client';
 import type { HostView } from '../state/app-model.js';
 import { useAction } from '../state/use-action.js';
 import { ReadPager } from './read-pager.js';

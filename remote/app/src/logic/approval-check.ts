@@ -2,8 +2,8 @@
  * What makes an approval safe to approve (docs/protocol.md §6.5): the digest recomputed here,
  * from exactly the name, input and workspace the card shows, equals the event's.
  */
-import { type Approval, digest } from '../../../../protocol/index.js';
-import { inputText } from '../../../../remote/client/index.js';
+import { type Approval, digest } from '#protocol';
+import { inputText } from '#client';
 
 /** The digest recomputed from what a card shows, and whether it is safe to approve. */
 export interface ApprovalCheck {

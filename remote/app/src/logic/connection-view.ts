@@ -2,7 +2,7 @@
  * The connection banner's status, from the connections' states: one word for all hosts,
  * the most troubled one winning.
  */
-import type { ConnectionStatus } from '../../../../remote/client/index.js';
+import type { ConnectionStatus } from '#client';
 
 /** What the banner shows (`data-status`). */
 export type BannerStatus = 'connecting' | 'live' | 'reconnecting' | 'offline' | 'host-restarted';

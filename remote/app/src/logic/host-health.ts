@@ -2,7 +2,7 @@
  * The warning shown while a host cannot save (docs/operations.md, "When the disk fills"):
  * its condition, from its `status` frames or from `host.info`'s `persistence`.
  */
-import type { HostHealth } from '../../../../remote/client/index.js';
+import type { HostHealth } from '#client';
 
 /**
  * `host.info`'s `persistence` (`{ok: true}` or `{ok: false, since, message}`) as a

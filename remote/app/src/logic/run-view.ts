@@ -8,8 +8,8 @@ import {
   isTerminalRunState,
   type Run,
   type RunState,
-} from '../../../../protocol/index.js';
-import type { HostState } from '../../../../remote/client/index.js';
+} from '#protocol';
+import type { HostState } from '#client';
 
 /** Active runs first (running, waiting, cancelling, then queued), newest first within each. */
 export function sortRuns(runs: readonly Run[]): Run[] {

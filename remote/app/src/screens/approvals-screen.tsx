@@ -2,7 +2,7 @@
  * Every approval across hosts: pending ones first (the soonest to expire on top), then
  * the recently answered ones, each saying who answered.
  */
-import { pendingApprovals } from '../../../../remote/client/index.js';
+import { pendingApprovals } from '#client';
 import { HostApproval } from '../components/host-approval.js';
 import { routeHash } from '../logic/route.js';
 import { useAppView } from '../state/app-context.js';

@@ -3,7 +3,7 @@
  * Revoking this device takes a second tap to confirm, and makes the app forget that host.
  */
 import { useEffect, useState } from 'preact/hooks';
-import { type Device, TetherError } from '../../../../protocol/index.js';
+import { type Device, TetherError } from '#protocol';
 import { ago } from '../logic/run-view.js';
 import { useAppView, useModel, useNow } from '../state/app-context.js';
 import type { HostView } from '../state/app-model.js';

@@ -3,8 +3,8 @@
  * pasted link; then the SAS to compare with the one the host shows.
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { TetherError } from '../../../../protocol/index.js';
-import type { PairResult } from '../../../../remote/client/index.js';
+import { TetherError } from '#protocol';
+import type { PairResult } from '#client';
 import { DEVICE_NAME_KEY, pairingDevice } from '../logic/device-name.js';
 import { scanQr } from '../qr/scan-qr.js';
 import { useAppView, useModel } from '../state/app-context.js';

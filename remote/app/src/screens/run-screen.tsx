@@ -11,8 +11,8 @@ import {
   type Message,
   type Run,
   type ToolCall,
-} from '../../../../protocol/index.js';
-import { type HostState, toolCallsOf } from '../../../../remote/client/index.js';
+} from '#protocol';
+import { type HostState, toolCallsOf } from '#client';
 import { DiffView } from '../components/diff-view.js';
 import { HostApproval } from '../components/host-approval.js';
 import { MarkdownView } from '../components/markdown-view.js';

@@ -4,7 +4,7 @@
  * snapshot's recent ones are paged in as the end of the list comes near, or by a button.
  */
 import { useEffect, useRef } from 'preact/hooks';
-import { pendingApprovals } from '../../../../remote/client/index.js';
+import { pendingApprovals } from '#client';
 import { ModelNotice } from '../components/model-notice.js';
 import { OutboxList } from '../components/outbox-list.js';
 import { RunStateBadge } from '../components/run-state-badge.js';

@@ -4,7 +4,7 @@
  * Views read one immutable {@link AppView}; changes reach them at most once an animation
  * frame, so streaming text re-renders in step with the screen, not with the network.
  */
-import { isTerminalRunState, type Run } from '../../../../protocol/index.js';
+import { isTerminalRunState, type Run } from '#protocol';
 import {
   type ConnectionEvent,
   type ConnectionStatus,
@@ -17,7 +17,7 @@ import {
   TetherClient,
   type ClientStorage,
   type WebSocketFactory,
-} from '../../../../remote/client/index.js';
+} from '#client';
 import { RESTART_NOTICE_MS } from '../logic/connection-view.js';
 import { healthFromInfo } from '../logic/host-health.js';
 import { HostCache, type HostInfo, sameCachedState } from './host-cache.js';

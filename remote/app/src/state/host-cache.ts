@@ -14,8 +14,8 @@ import {
   Run,
   Session,
   ToolCall,
-} from '../../../../protocol/index.js';
-import type { ClientStorage, HostState } from '../../../../remote/client/index.js';
+} from '#protocol';
+import type { ClientStorage, HostState } from '#client';
 
 /** Most events of each run's timeline kept in the cache. */
 const TIMELINE_EVENTS = 500;

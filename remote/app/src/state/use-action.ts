@@ -2,7 +2,7 @@
  * A button's action against the host: busy while it runs, its error in words after.
  */
 import { useState } from 'preact/hooks';
-import { TetherError } from '../../../../protocol/index.js';
+import { TetherError } from '#protocol';
 
 /** Runs one action at a time; `error` holds the last failure's message. */
 export function useAction(): {
