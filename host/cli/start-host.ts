@@ -256,6 +256,7 @@ async function startLocked(
     },
     appDir: options.appDir ?? defaultAppDir(),
     downloads,
+    log: log.child({ component: 'http' }),
     ...(tls === null ? {} : { localCa: { pem: tls.caPem, mobileconfig: tls.mobileconfig } }),
   });
   const httpLimits: HttpLimits = { ...DEFAULT_HTTP_LIMITS, ...options.httpLimits };

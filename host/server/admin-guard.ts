@@ -5,6 +5,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { HttpBindings } from '@hono/node-server';
 import type { MiddlewareHandler } from 'hono';
+import { TetherError } from '../../protocol/index.js';
 import { isLoopbackAddress } from './client-address.js';
 
 export interface AdminGuardOptions {
@@ -37,6 +38,7 @@ export function adminGuard(
     const peer = c.env.incoming.socket.remoteAddress;
     const host = c.req.header('host') ?? '';
     if (!isLoopbackAddress(peer) || !loopbackHosts(options.port()).has(host.toLowerCase())) {
+      // Built here: `forbidden` has no TetherError code (protocol/errors.ts).
       return c.json(
         {
           ok: false,
@@ -49,10 +51,7 @@ export function adminGuard(
       const header = c.req.header('authorization') ?? '';
       const given = header.startsWith('Bearer ') ? header.slice(7) : '';
       if (!sameToken(given, options.token)) {
-        return c.json(
-          { ok: false, error: { code: 'unauthorized', message: 'missing or wrong admin token' } },
-          401,
-        );
+        throw new TetherError('unauthorized', 'missing or wrong admin token');
       }
     }
     c.header('Cache-Control', 'no-store');

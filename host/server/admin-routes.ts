@@ -6,7 +6,7 @@ import type { HttpBindings } from '@hono/node-server';
 import { Hono } from 'hono';
 import { renderSVG } from 'uqr';
 import { z } from 'zod';
-import { describeIssues } from '../../protocol/index.js';
+import { describeIssues, TetherError } from '../../protocol/index.js';
 import {
   createPairOffer,
   formatPairLink,
@@ -59,14 +59,9 @@ export function adminRoutes(options: AdminOptions): Hono<{ Bindings: HttpBinding
     const body: unknown = await c.req.json().catch(() => ({}));
     const parsed = OfferRequest.safeParse(body ?? {});
     if (!parsed.success) {
-      const issues = describeIssues(parsed.error);
-      return c.json(
-        {
-          ok: false,
-          error: { code: 'invalid_request', message: 'invalid offer request', details: { issues } },
-        },
-        400,
-      );
+      throw new TetherError('invalid_request', 'invalid offer request', {
+        details: { issues: describeIssues(parsed.error) },
+      });
     }
     const origin = (parsed.data.origin ?? options.defaultOrigin()).replace(/\/+$/, '');
     const offer = createPairOffer(
@@ -90,8 +85,7 @@ export function adminRoutes(options: AdminOptions): Hono<{ Bindings: HttpBinding
 
   app.get('/admin/api/offers/:offerId', (c) => {
     const offer = runtime.findPairOffer(c.req.param('offerId'));
-    if (offer === undefined)
-      return c.json({ ok: false, error: { code: 'not_found', message: 'no such offer' } }, 404);
+    if (offer === undefined) throw new TetherError('not_found', 'no such offer');
     const device = offer.deviceId === null ? undefined : runtime.findDevice(offer.deviceId);
     const state = offer.used
       ? 'paired'
@@ -116,8 +110,7 @@ export function adminRoutes(options: AdminOptions): Hono<{ Bindings: HttpBinding
   app.post('/admin/api/devices/:deviceId/revoke', (c) => {
     const deviceId = c.req.param('deviceId');
     const device = runtime.findDevice(deviceId);
-    if (device === undefined)
-      return c.json({ ok: false, error: { code: 'not_found', message: 'no such device' } }, 404);
+    if (device === undefined) throw new TetherError('not_found', 'no such device');
     runtime.revokeDevice(
       { commandId: `admin-revoke-${deviceId}-${device.pairedAt}`, deviceId },
       'admin',

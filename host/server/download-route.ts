@@ -7,7 +7,6 @@ import { stat } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import type { HttpBindings } from '@hono/node-server';
 import { Hono } from 'hono';
-import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { TetherError } from '../../protocol/index.js';
 import { DOWNLOAD_PATH, type DownloadLinks } from './download-links.js';
 import { requestOrigin, servesDownloads } from './download-origin.js';
@@ -38,39 +37,31 @@ export function downloadRoutes(links: DownloadLinks): Hono<{ Bindings: HttpBindi
       c.header('Allow', 'GET');
       return c.body(null, 405);
     }
-    try {
-      if (!servesDownloads(requestOrigin(c.env.incoming))) {
-        throw new TetherError(
-          'invalid_state',
-          'downloads are served only over HTTPS or on this computer',
-          {
-            details: { state: 'insecure_origin' },
-          },
-        );
-      }
-      const file = await links.redeem(c.req.param('token'));
-      let size: number;
-      try {
-        const info = await stat(file.path);
-        if (!info.isFile()) throw new Error('not a regular file');
-        size = info.size;
-      } catch (cause) {
-        throw new TetherError('not_found', 'the file is gone', { cause });
-      }
-      c.header('Content-Type', file.contentType);
-      c.header('Content-Length', String(size));
-      c.header('Content-Disposition', contentDisposition(file.filename));
-      if (size === 0) return c.body(null, 200);
-      // Exactly the stated length, even if the file grows meanwhile.
-      const stream = createReadStream(file.path, { end: size - 1 });
-      return c.body(Readable.toWeb(stream) as ReadableStream<Uint8Array>);
-    } catch (error) {
-      const failure = TetherError.from(error);
-      return c.json(
-        { ok: false, error: failure.toWire() },
-        failure.httpStatus as ContentfulStatusCode,
+    if (!servesDownloads(requestOrigin(c.env.incoming))) {
+      throw new TetherError(
+        'invalid_state',
+        'downloads are served only over HTTPS or on this computer',
+        {
+          details: { state: 'insecure_origin' },
+        },
       );
     }
+    const file = await links.redeem(c.req.param('token'));
+    let size: number;
+    try {
+      const info = await stat(file.path);
+      if (!info.isFile()) throw new Error('not a regular file');
+      size = info.size;
+    } catch (cause) {
+      throw new TetherError('not_found', 'the file is gone', { cause });
+    }
+    c.header('Content-Type', file.contentType);
+    c.header('Content-Length', String(size));
+    c.header('Content-Disposition', contentDisposition(file.filename));
+    if (size === 0) return c.body(null, 200);
+    // Exactly the stated length, even if the file grows meanwhile.
+    const stream = createReadStream(file.path, { end: size - 1 });
+    return c.body(Readable.toWeb(stream) as ReadableStream<Uint8Array>);
   });
   return app;
 }

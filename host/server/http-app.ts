@@ -4,8 +4,11 @@
  * The channel endpoint `/v1/ws` is served by the upgrade handler beside it.
  */
 import type { HttpBindings } from '@hono/node-server';
-import { Hono } from 'hono';
-import { PROTOCOL_VERSION } from '../../protocol/index.js';
+import { Hono, type Context } from 'hono';
+import { HTTPException } from 'hono/http-exception';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import { PROTOCOL_VERSION, TetherError } from '../../protocol/index.js';
+import { createLogger, type Logger } from '../log/index.js';
 import { adminRoutes, type AdminOptions } from './admin-routes.js';
 import type { DownloadLinks } from './download-links.js';
 import { downloadRoutes } from './download-route.js';
@@ -29,10 +32,34 @@ export interface HttpAppOptions {
   downloads?: DownloadLinks;
   /** Present only when the host serves HTTPS with its own local CA. */
   localCa?: LocalCaDownloads;
+  /** Where internal failures are logged with their stack (default: stderr). */
+  log?: Logger;
+}
+
+/**
+ * The one error answer of every HTTP route: `{ ok: false, error }` with the code's status.
+ * Anything but a TetherError is `internal`, logged with its cause's stack.
+ */
+function errorAnswer(c: Context, error: unknown, log: Logger): Response {
+  const failure = TetherError.from(error);
+  if (failure.code === 'internal') {
+    const { cause } = failure;
+    log.error('request failed', {
+      method: c.req.method,
+      path: c.req.path,
+      error: cause instanceof Error ? (cause.stack ?? String(cause)) : String(cause),
+    });
+  }
+  return c.json({ ok: false, error: failure.toWire() }, failure.httpStatus as ContentfulStatusCode);
 }
 
 export function createHttpApp(options: HttpAppOptions): Hono<{ Bindings: HttpBindings }> {
+  const log = options.log ?? createLogger({ level: 'warn' });
   const app = new Hono<{ Bindings: HttpBindings }>();
+  // Routes throw TetherError; Hono's own exceptions keep the answer they carry.
+  app.onError((error, c) =>
+    error instanceof HTTPException ? error.getResponse() : errorAnswer(c, error, log),
+  );
   app.get('/v1/health', (c) =>
     c.json({
       ok: true,
@@ -57,8 +84,6 @@ export function createHttpApp(options: HttpAppOptions): Hono<{ Bindings: HttpBin
   }
   app.route('/', adminRoutes(options.admin));
   app.get('*', staticFiles(options.appDir ?? defaultAppDir()));
-  app.notFound((c) =>
-    c.json({ ok: false, error: { code: 'not_found', message: 'no such endpoint' } }, 404),
-  );
+  app.notFound((c) => errorAnswer(c, new TetherError('not_found', 'no such endpoint'), log));
   return app;
 }
