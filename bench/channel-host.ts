@@ -12,10 +12,10 @@ import { startHost, type RunningHost } from '../host/cli/start-host.js';
 import type { Store } from '../host/store/index.js';
 import {
   type HostConnection,
-  MemoryStorage,
   TetherClient,
   type WebSocketFactory,
 } from '../remote/client/index.js';
+import { MemoryStorage } from '../remote/client/testing.js';
 import { nodeWebSocketFactory } from '../remote/client/node/index.js';
 
 /** The running host, its store, and pairing links from its admin API. */

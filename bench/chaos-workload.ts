@@ -12,10 +12,10 @@ import type WebSocket from 'ws';
 import type { Event } from '../protocol/index.js';
 import {
   type HostConnection,
-  MemoryStorage,
   TetherClient,
   type WebSocketFactory,
 } from '../remote/client/index.js';
+import { MemoryStorage } from '../remote/client/testing.js';
 import { nodeWebSocketFactory } from '../remote/client/node/index.js';
 
 /** mulberry32: the same choices for the same seed. */

@@ -4,13 +4,8 @@
  *
  *   npx tsc -p tsconfig.build.json && node dist/bench/crypto.js
  */
-import {
-  acceptHello,
-  createIdentity,
-  type FrameCipher,
-  openChannel,
-  peerIdOf,
-} from '../pairing/index.js';
+import { acceptHello, createIdentity, type FrameCipher, openChannel } from '../pairing/index.js';
+import { peerIdOf } from '../pairing/testing.js';
 import { b64u, MAX_FRAME_BYTES } from '../protocol/index.js';
 
 const ROUNDS = 7;

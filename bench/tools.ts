@@ -11,8 +11,9 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createRunCommandTool } from '../host/tools/index.js';
-import type { ToolContext, ToolOutputSink } from '../host/tools/index.js';
+import { createRunCommandTool } from '../host/tools/testing.js';
+import type { ToolContext } from '../host/tools/index.js';
+import type { ToolOutputSink } from '../host/tools/testing.js';
 
 const FLOOD_BYTES = 1_000_000_000;
 const FLOOD = `yes | head -c ${FLOOD_BYTES}`;

@@ -14,9 +14,9 @@ import {
 } from '../protocol/index.js';
 
 /** Frames in either direction after which the host closes with 4000 (rekey). */
-export const REKEY_AFTER_FRAMES = 2 ** 20;
+const REKEY_AFTER_FRAMES = 2 ** 20;
 /** Age after which the host closes with 4000 (rekey). */
-export const REKEY_AFTER_MS = 24 * 60 * 60 * 1000;
+const REKEY_AFTER_MS = 24 * 60 * 60 * 1000;
 
 const TAG_BYTES = nacl.secretbox.overheadLength;
 

@@ -10,70 +10,14 @@ export {
   createIdentity,
   deserializeIdentity,
   type Identity,
-  identityFromSeed,
-  peerIdOf,
-  rawPeerId,
-  SerializedIdentity,
   serializeIdentity,
 } from './identity.js';
-export {
-  helloTranscript,
-  Label,
-  type PairBinding,
-  pairTranscript,
-  transcript,
-  welcomeTranscript,
-} from './transcript.js';
-export {
-  type ChannelKeys,
-  channelKeys,
-  hkdfSha256,
-  pairKey,
-  sharedSecret,
-  shortAuthString,
-} from './key-schedule.js';
-export {
-  HandshakeError,
-  handshakeErrorFrame,
-  type HandshakeFailure,
-  type HandshakeResult,
-} from './handshake-frame.js';
-export { formatPairLink, type PairLink, pairLinkFragment, parsePairLink } from './pair-link.js';
-export {
-  createPairOffer,
-  MAX_FAILED_ATTEMPTS,
-  PAIR_OFFER_TTL_MS,
-  type PairOffer,
-} from './pair-offer.js';
-export { sealPairBox, openPairBox } from './pair-box.js';
-export { PairedHost, parsePairedHost } from './paired-host.js';
-export { type DevicePairing, type DevicePairingOptions, startPairing } from './pairing-device.js';
-export {
-  acceptPair,
-  type HostPairing,
-  type HostPairingOptions,
-  type PairAcceptResult,
-  type PairConfirmResult,
-  type PairedDevice,
-  type PairingFailure,
-} from './pairing-host.js';
-export {
-  type DeviceChannel,
-  type DeviceChannelOptions,
-  openChannel,
-  type WelcomeResult,
-} from './channel-device.js';
-export {
-  acceptHello,
-  type HelloOptions,
-  type HelloResult,
-  type KnownDevice,
-} from './channel-host.js';
-export {
-  FrameCipher,
-  type FrameCipherOptions,
-  type FrameKeys,
-  frameNonce,
-  REKEY_AFTER_FRAMES,
-  REKEY_AFTER_MS,
-} from './frame-cipher.js';
+export { handshakeErrorFrame } from './handshake-frame.js';
+export { formatPairLink, type PairLink, parsePairLink } from './pair-link.js';
+export { createPairOffer, MAX_FAILED_ATTEMPTS, type PairOffer } from './pair-offer.js';
+export { PairedHost } from './paired-host.js';
+export { startPairing } from './pairing-device.js';
+export { acceptPair, type HostPairing, type PairedDevice } from './pairing-host.js';
+export { openChannel } from './channel-device.js';
+export { acceptHello } from './channel-host.js';
+export { FrameCipher } from './frame-cipher.js';

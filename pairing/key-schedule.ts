@@ -9,12 +9,7 @@ import { HandshakeError } from './handshake-frame.js';
 import { Label, type PairBinding, pairTranscript } from './transcript.js';
 
 /** HKDF-SHA256 (RFC 5869) with a UTF-8 info string. */
-export function hkdfSha256(
-  ikm: Uint8Array,
-  salt: Uint8Array,
-  info: string,
-  length: number,
-): Uint8Array {
+function hkdfSha256(ikm: Uint8Array, salt: Uint8Array, info: string, length: number): Uint8Array {
   return hkdf(sha256, ikm, salt, utf8(info), length);
 }
 

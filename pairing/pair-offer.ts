@@ -16,7 +16,7 @@ export interface PairOffer {
   failedAttempts: number;
 }
 
-export const PAIR_OFFER_TTL_MS = 120_000;
+const PAIR_OFFER_TTL_MS = 120_000;
 export const MAX_FAILED_ATTEMPTS = 3;
 
 /** A fresh offer, valid for `ttlMs` from `now`. */

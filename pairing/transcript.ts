@@ -16,7 +16,7 @@ export const Label = {
 } as const;
 
 /** `T(label, p1, …, pn) = utf8(label) ‖ u16be(len p1) ‖ p1 ‖ … ‖ u16be(len pn) ‖ pn`. */
-export function transcript(label: string, ...parts: Uint8Array[]): Uint8Array {
+function transcript(label: string, ...parts: Uint8Array[]): Uint8Array {
   return concatBytes(utf8(label), ...parts.flatMap((part) => [u16be(part.length), part]));
 }
 

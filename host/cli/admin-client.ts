@@ -35,7 +35,7 @@ const ErrorBody = z.looseObject({
 });
 
 /** The error every command reports when there is no host to ask. */
-export function hostNotRunning(dataDir: string, why: string): TetherError {
+function hostNotRunning(dataDir: string, why: string): TetherError {
   return new TetherError(
     'unavailable',
     `no Tether host is running for data dir ${dataDir} (${why}): start one with \`tether start\``,

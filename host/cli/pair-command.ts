@@ -11,7 +11,7 @@ import { formatSas, parseCommandArgs } from '../../common/cli/index.js';
 import type { HostCommandContext } from './host-command.js';
 
 /** How often the offer's state is asked for while waiting. */
-export const PAIR_POLL_MS = 500;
+const PAIR_POLL_MS = 500;
 
 /** The usage text of `pair`, for `--help` and command-line errors. */
 export const PAIR_USAGE = `Usage: tether pair [--data DIR] [--json] [--origin URL]

@@ -4,7 +4,7 @@
 import type { ConfigIssue } from './types.js';
 
 /** `source: field: message`, e.g. `command line: --port: expected an integer from 0 to 65535`. */
-export function formatIssue(issue: ConfigIssue): string {
+function formatIssue(issue: ConfigIssue): string {
   return `${issue.source}: ${issue.field}: ${issue.message}`;
 }
 

@@ -21,7 +21,7 @@ export const DEFAULT_LIMITS: RunLimits = {
  * `~/.local/share/tether` when XDG_DATA_HOME is unset or relative (the XDG spec says to
  * ignore a relative one).
  */
-export function defaultDataDir(
+function defaultDataDir(
   platform: NodeJS.Platform,
   homedir: string,
   env: Readonly<Record<string, string | undefined>>,

@@ -5,18 +5,8 @@
 export { ConfigError } from './config-error.js';
 export { ensureDataDir } from './data-dir.js';
 export { resolveDataDir } from './defaults.js';
-export { HOST_FLAGS, HOST_USAGE } from './flags.js';
-export type { HostFlag } from './flags.js';
+export { HOST_USAGE } from './flags.js';
 export { loadHostConfig } from './load-host-config.js';
 export { modelSecrets } from './model-secrets.js';
 export { redactedConfig } from './redact.js';
-export type { RedactedHostConfig } from './redact.js';
-export type {
-  ConfigIssue,
-  HostConfig,
-  KeyStore,
-  LoadHostConfigOptions,
-  ModelSettings,
-  RunLimits,
-  Workspace,
-} from './types.js';
+export type { ConfigIssue, HostConfig, KeyStore, Workspace } from './types.js';

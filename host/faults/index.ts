@@ -2,10 +2,4 @@
  * host/faults/: named crash windows for the fault-injection suite (test/faults/); inert
  * unless the host is started with TETHER_FAULTS=1 and a point name.
  */
-export {
-  FAULT_POINTS,
-  armFaultPoints,
-  faultPoint,
-  type FaultPlan,
-  type FaultPointName,
-} from './fault-points.js';
+export { armFaultPoints, faultPoint } from './fault-points.js';

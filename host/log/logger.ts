@@ -25,7 +25,7 @@ import { LOG_LEVELS } from './types.js';
 import type { LogFields, LogLevel, Logger, LoggerOptions, LogRotation, LogSink } from './types.js';
 
 /** 10 MiB a file, three old files: at most 40 MiB of log. */
-export const DEFAULT_LOG_ROTATION: LogRotation = { maxFileBytes: 10 * 1024 * 1024, keepFiles: 3 };
+const DEFAULT_LOG_ROTATION: LogRotation = { maxFileBytes: 10 * 1024 * 1024, keepFiles: 3 };
 
 /** The open `host.log` and how many bytes it holds. */
 interface LogFile {

@@ -4,16 +4,11 @@
  */
 export type {
   ModelAdapter,
-  ModelAdapterConfig,
   ModelCompletion,
-  ModelErrorClass,
   ModelFailure,
   ModelMessage,
   ModelRequest,
-  ModelStreamEvent,
-  ModelToolCall,
   ModelToolSpec,
-  ModelUsage,
   ProviderKind,
 } from './types.js';
 export { createModelAdapter } from './model-adapter.js';

@@ -30,7 +30,7 @@ export function showRule(rule: readonly string[]): string {
  * assignment (`x=y`: make, dd and env read those), or a word with `:` (git reads
  * `HEAD:.env` as a file of a commit, scp and rsync read `host:path`).
  */
-export function notPlainArgument(word: string): string | null {
+function notPlainArgument(word: string): string | null {
   if (word.startsWith('-') || word.startsWith('+')) return `${word} is an option`;
   if (word.includes('=')) return `${word} is an assignment (it holds "=")`;
   if (word.includes(':')) return `${word} holds ":", which some programs read as a reference`;
@@ -39,7 +39,7 @@ export function notPlainArgument(word: string): string | null {
 }
 
 /** Compares a command's words with one allow rule. */
-export function matchRule(argv: readonly string[], rule: readonly string[]): RuleMatch {
+function matchRule(argv: readonly string[], rule: readonly string[]): RuleMatch {
   const open = takesMoreArguments(rule);
   const fixed = open ? rule.slice(0, -1) : rule;
   if (argv.length < fixed.length || fixed.some((word, i) => argv[i] !== word)) {

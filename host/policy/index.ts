@@ -3,9 +3,6 @@
  * workspace containment by real path, and protected paths. Decides, never executes.
  */
 export { decidePolicy } from './decide-policy.js';
-export { POLICY_TOOL_NAMES, PolicyConfig } from './policy-config.js';
-export { matchRule, MORE_ARGUMENTS_WORDS } from './command-rules.js';
-export type { RuleMatch } from './command-rules.js';
+export { PolicyConfig } from './policy-config.js';
 export { allowRuleWarnings } from './rule-warnings.js';
-export type { PolicyConfigInput } from './policy-config.js';
-export type { PolicyAccess, PolicyCall, PolicyContext, PolicyDecision } from './types.js';
+export type { PolicyDecision } from './types.js';

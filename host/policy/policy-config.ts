@@ -7,7 +7,7 @@ import { MORE_ARGUMENTS_WORDS } from './command-rules.js';
 import { findShellSpecial, SHELL_METACHARACTERS } from './command-words.js';
 
 /** The tools policy knows by name (docs/protocol.md, the tool table). */
-export const POLICY_TOOL_NAMES = [
+const POLICY_TOOL_NAMES = [
   'list_directory',
   'read_file',
   'write_file',

@@ -7,7 +7,7 @@ import path from 'node:path';
 import type { ProtectedPaths, Protection } from './protected-paths.js';
 
 /** Most entries looked at before the answer is "too large to check". */
-export const PROTECTED_SCAN_MAX_ENTRIES = 20_000;
+const PROTECTED_SCAN_MAX_ENTRIES = 20_000;
 
 /** What a scan of a folder found. */
 export type ProtectedInside =

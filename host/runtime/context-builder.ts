@@ -9,7 +9,7 @@ import { isTerminalRunState, isTerminalToolCallState } from '../../protocol/inde
 import type { ModelMessage } from '../model/index.js';
 import type { Store, StoredRun } from '../store/index.js';
 
-export function systemPrompt(workspace: string): string {
+function systemPrompt(workspace: string): string {
   return [
     "You are an agent working on the user's computer through Tether.",
     `The workspace is ${workspace}. Paths are relative to it unless absolute.`,

@@ -3,14 +3,5 @@
  */
 export { Runtime } from './runtime.js';
 export type { Subscription } from './subscriptions.js';
-export type { RecoveryReport } from './recovery.js';
 export { REPLAY_WINDOW } from './subscriptions.js';
-export { DEFAULT_LIMITS } from './types.js';
-export type {
-  RuntimeOptions,
-  RuntimeLimits,
-  RuntimeModel,
-  LiveMessage,
-  LiveListener,
-  Actor,
-} from './types.js';
+export type { RuntimeModel, LiveMessage } from './types.js';

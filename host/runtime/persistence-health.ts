@@ -9,7 +9,7 @@ import { recoverStoppedRuns, type RecoveryReport } from './recovery.js';
 import type { RunScheduler } from './run-scheduler.js';
 
 /** How often the probe tries a commit while commits fail. */
-export const PROBE_INTERVAL_MS = 1_000;
+const PROBE_INTERVAL_MS = 1_000;
 
 export interface PersistenceHealthHooks {
   /** Commits work again and the stopped runs are settled (the report says how). */

@@ -19,12 +19,7 @@ import type { PolicyDecision } from '../policy/index.js';
 import type { PolicyFn, RuntimeLimits } from './types.js';
 
 /** Keeps the head and the tail of a long result and says what was left out and where it is. */
-export function capForModel(
-  content: string,
-  maxChars: number,
-  toolCallId: string,
-  bytes: number,
-): string {
+function capForModel(content: string, maxChars: number, toolCallId: string, bytes: number): string {
   if (content.length <= maxChars) return content;
   const note = `\n\n[… output shortened: ${content.length} characters (${bytes} bytes) in all, the middle left out; the full output is kept as output ${toolCallId} …]\n\n`;
   const room = Math.max(0, maxChars - note.length);

@@ -14,7 +14,7 @@ import {
 } from '../../protocol/index.js';
 import type { Store, StoredRun, StoredToolCall, WriteContext } from '../store/index.js';
 
-export class IllegalTransition extends Error {
+class IllegalTransition extends Error {
   override readonly name = 'IllegalTransition';
 }
 

@@ -8,7 +8,7 @@
 import { statSync } from 'node:fs';
 
 /** The failure a guarded commit meets: an errno code that the store reads as a disk failure. */
-export class DatabaseFileGone extends Error {
+class DatabaseFileGone extends Error {
   override readonly name = 'DatabaseFileGone';
   readonly code = 'ESTALE';
 }

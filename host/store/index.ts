@@ -1,18 +1,16 @@
 /**
  * host/store/: the SQLite store, the only writer of Tether's facts.
  */
-export { Store, commandArgsDigest } from './store.js';
-export type { WriteContext, CommitListener, StoreOptions, CommandInput } from './store.js';
+export { Store } from './store.js';
+export type { WriteContext, CommitListener } from './store.js';
 export { StoreOpenError } from './database.js';
 export { lockDataDir } from './data-dir-lock.js';
-export { isDiskFailure, isPersistenceFailed } from './persistence.js';
+export { isPersistenceFailed } from './persistence.js';
 export type { PersistenceState, PersistenceListener } from './persistence.js';
 export type { EventScope } from './event-log.js';
 export type { StoredRun, StoredMessage, PageCursor } from './sessions-and-runs.js';
 export type { StoredToolCall, StoredArtifact, OutputFile } from './tool-records.js';
 export { newId } from './ids.js';
-export { SCHEMA_VERSION } from './migrations.js';
-export { writeDurableFile, readFilePage } from './output-files.js';
-export type { FilePage } from './output-files.js';
+export { readFilePage } from './output-files.js';
 export type { StoredDevice } from './devices.js';
 export type { StoredOffer } from './pairing-offers.js';

@@ -64,7 +64,7 @@ export interface CommandInput {
 const PROBE_BYTES = 64 * 1024;
 
 /** `digest({op, args without commandId})`, the identity of a command's meaning. */
-export function commandArgsDigest(op: string, args: Record<string, unknown>): string {
+function commandArgsDigest(op: string, args: Record<string, unknown>): string {
   const { commandId: _commandId, ...rest } = args;
   return digest({ op, args: rest });
 }

@@ -33,8 +33,8 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 /** Apple refuses TLS server certificates valid for longer (iOS 13, macOS 10.15). */
 export const MAX_SERVER_VALIDITY_DAYS = 825;
 /** What the host issues: under Apple's limit with room for clock differences. */
-export const SERVER_VALIDITY_DAYS = 820;
-export const CA_VALIDITY_DAYS = 10 * 365;
+const SERVER_VALIDITY_DAYS = 820;
+const CA_VALIDITY_DAYS = 10 * 365;
 
 const OID = {
   commonName: '2.5.4.3',
@@ -57,8 +57,8 @@ const KEY_USAGE = { digitalSignature: 0, keyCertSign: 5, cRLSign: 6 } as const;
  * Where the CA may issue: the mDNS `.local` names, `localhost`, loopback and the private
  * address ranges a LAN uses. A leaked CA key cannot vouch for anyone's public site.
  */
-export const PERMITTED_DNS = ['local', 'localhost'] as const;
-export const PERMITTED_NETWORKS = [
+const PERMITTED_DNS = ['local', 'localhost'] as const;
+const PERMITTED_NETWORKS = [
   ['127.0.0.0', 8],
   ['10.0.0.0', 8],
   ['172.16.0.0', 12],

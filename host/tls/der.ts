@@ -19,7 +19,6 @@ export const sequence = (...items: Uint8Array[]): Buffer => tlv(0x30, Buffer.con
 export const set = (...items: Uint8Array[]): Buffer => tlv(0x31, Buffer.concat(items));
 export const octetString = (bytes: Uint8Array): Buffer => tlv(0x04, bytes);
 export const utf8String = (text: string): Buffer => tlv(0x0c, Buffer.from(text, 'utf8'));
-export const ia5String = (text: string): Buffer => tlv(0x16, Buffer.from(text, 'ascii'));
 export const boolean = (value: boolean): Buffer => tlv(0x01, Buffer.from([value ? 0xff : 0]));
 
 /** A non-negative INTEGER from its big-endian magnitude (or a small number). */

@@ -16,7 +16,7 @@ import {
 import { caMobileconfig } from './mobileconfig.js';
 
 /** A certificate this close to its end is replaced at start. */
-export const RENEW_BEFORE_MS = 30 * 24 * 60 * 60 * 1000;
+const RENEW_BEFORE_MS = 30 * 24 * 60 * 60 * 1000;
 
 /** What `tether start --https` serves with, and what it offers devices to trust. */
 export interface LocalTls {

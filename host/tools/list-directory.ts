@@ -14,11 +14,11 @@ import { defineTool } from './tool-input.js';
 import { resolveToolPath } from './workspace-path.js';
 
 /** Levels listed when the input has no `depth`. */
-export const LIST_DIRECTORY_DEFAULT_DEPTH = 2;
+const LIST_DIRECTORY_DEFAULT_DEPTH = 2;
 /** Most entries one listing returns. */
-export const LIST_DIRECTORY_MAX_ENTRIES = 500;
+const LIST_DIRECTORY_MAX_ENTRIES = 500;
 /** Folders that are listed with their entry count but never descended. */
-export const NOISY_FOLDERS: ReadonlySet<string> = new Set([
+const NOISY_FOLDERS: ReadonlySet<string> = new Set([
   '.git',
   'node_modules',
   'dist',

@@ -15,7 +15,7 @@ import type { ToolResult } from './types.js';
 import { resolveToolPath } from './workspace-path.js';
 
 /** Lines returned when the input has no `limit`. */
-export const READ_FILE_DEFAULT_LIMIT = 2000;
+const READ_FILE_DEFAULT_LIMIT = 2000;
 /** Most bytes of file content one read returns. */
 export const READ_FILE_MAX_BYTES = 256 * 1024;
 

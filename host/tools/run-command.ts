@@ -28,9 +28,9 @@ import { unattendedEnvironment } from './unattended-env.js';
 import { resolveToolPath, resolveWorkspacePath } from './workspace-path.js';
 
 /** Longest command, in UTF-8 bytes. */
-export const RUN_COMMAND_MAX_BYTES = 32 * 1024;
+const RUN_COMMAND_MAX_BYTES = 32 * 1024;
 /** Timeout when neither the input nor the tool's options give one. */
-export const RUN_COMMAND_DEFAULT_TIMEOUT_MS = 10 * 60 * 1000;
+const RUN_COMMAND_DEFAULT_TIMEOUT_MS = 10 * 60 * 1000;
 /** Variables passed on from the host's environment; nothing else of it reaches a command. */
 export const COMMAND_ENV_KEYS = ['PATH', 'HOME', 'LANG', 'TERM', 'USER', 'SHELL', 'TMPDIR'];
 

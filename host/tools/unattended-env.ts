@@ -17,7 +17,7 @@ import path from 'node:path';
  * - `core.hooksPath=/dev/null`: no hook runs (post-checkout, pre-commit, …);
  * - `core.pager=cat`: no configured pager (`less` with its own `LESSOPEN`, or any program).
  */
-export const UNATTENDED_GIT_CONFIG: readonly (readonly [string, string])[] = [
+const UNATTENDED_GIT_CONFIG: readonly (readonly [string, string])[] = [
   ['safe.bareRepository', 'explicit'],
   ['core.fsmonitor', 'false'],
   ['core.hooksPath', '/dev/null'],

@@ -14,8 +14,8 @@ export interface BackoffOptions {
 }
 
 /** The first ceiling and the largest one. */
-export const DEFAULT_BACKOFF_BASE_MS = 300;
-export const DEFAULT_BACKOFF_MAX_MS = 30_000;
+const DEFAULT_BACKOFF_BASE_MS = 300;
+const DEFAULT_BACKOFF_MAX_MS = 30_000;
 
 /** Consecutive failures and the next wait; {@link Backoff.reset} after a success. */
 export class Backoff {

@@ -17,7 +17,7 @@ import { type RandomBytes, secureRandomBytes } from '../../pairing/index.js';
 import type { ClientStorage } from './storage.js';
 
 /** Ops that change state and carry a `commandId`. */
-export const COMMAND_OPS = Object.entries(OPS)
+const COMMAND_OPS = Object.entries(OPS)
   .filter(([, spec]) => spec.command)
   .map(([op]) => op) as [CommandOpName, ...CommandOpName[]];
 
@@ -35,7 +35,7 @@ export const PendingCommand = z.object({
 export type PendingCommand = z.infer<typeof PendingCommand>;
 
 /** A fresh commandId: 18 random bytes, 24 base64url characters. */
-export function newCommandId(randomBytes: RandomBytes = secureRandomBytes): string {
+function newCommandId(randomBytes: RandomBytes = secureRandomBytes): string {
   return b64u(randomBytes(18));
 }
 

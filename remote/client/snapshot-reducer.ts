@@ -18,7 +18,7 @@ import {
 import type { StateDraft } from './state-draft.js';
 
 /** A session-scoped snapshot (docs/protocol.md: `{session, runs, pendingApprovals}`). */
-export const SessionSnapshot = z.looseObject({
+const SessionSnapshot = z.looseObject({
   session: Session,
   runs: z.array(RunSchema),
   pendingApprovals: z.array(ApprovalSchema),

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Event, Run } from '../../protocol/index.js';
-import { EMPTY_HOST_STATE, type HostState } from '../../remote/client/index.js';
+import { type HostState } from '../../remote/client/index.js';
+import { EMPTY_HOST_STATE } from '../../remote/client/testing.js';
 import { appBanner, sendsNow } from '../../remote/app/src/logic/connection-view.js';
 import { pairingDevice } from '../../remote/app/src/logic/device-name.js';
 import { diffLines } from '../../remote/app/src/logic/diff-lines.js';

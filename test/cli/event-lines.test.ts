@@ -5,7 +5,8 @@
 import { describe, expect, it } from 'vitest';
 import type { Event, EventPayload, ToolCall } from '../../protocol/index.js';
 import type { EventType } from '../../protocol/testing.js';
-import { EMPTY_HOST_STATE, type HostState } from '../../remote/client/index.js';
+import { type HostState } from '../../remote/client/index.js';
+import { EMPTY_HOST_STATE } from '../../remote/client/testing.js';
 import { describeApproval, eventLines } from '../../remote/cli/event-lines.js';
 
 function event<T extends EventType>(

@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { type ApprovalPreview, digest } from '../../protocol/index.js';
-import { EMPTY_HOST_STATE } from '../../remote/client/index.js';
+import { EMPTY_HOST_STATE } from '../../remote/client/testing.js';
 import { describeApproval, eventLines } from '../../remote/cli/event-lines.js';
 import { formatToolInput } from '../../remote/cli/format.js';
 

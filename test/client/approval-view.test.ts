@@ -5,7 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { ApprovalPreview } from '../../protocol/index.js';
-import { approvalView, workspacePath } from '../../remote/client/index.js';
+import { approvalView } from '../../remote/client/index.js';
+import { workspacePath } from '../../remote/client/testing.js';
 
 const WORKSPACE = '/Users/me/project';
 const SHA = 'a'.repeat(64);

@@ -10,9 +10,9 @@ import {
   handshakeErrorFrame,
   type HostPairing,
   type Identity,
-  type KnownDevice,
   type PairOffer,
 } from '../../pairing/index.js';
+import { type KnownDevice } from '../../pairing/testing.js';
 import type { FakeSocket, HostEnd } from './fake-socket.js';
 
 /** What a socket's end needs from the fake host (FakeHost is one). */

@@ -3,7 +3,7 @@
  * driven by the fake host. Frames are delivered in order, each in its own microtask, as a
  * real socket delivers each in its own task.
  */
-import type { WebSocketLike } from '../../remote/client/index.js';
+import type { WebSocketLike } from '../../remote/client/testing.js';
 
 type Handler<E> = ((event: E) => void) | null;
 

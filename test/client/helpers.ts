@@ -7,9 +7,10 @@ import type {
   ConnectionStatus,
   HostConnection,
   HostState,
-  HostStateStore,
 } from '../../remote/client/index.js';
-import { MemoryStorage, TetherClient, type ClientStorage } from '../../remote/client/index.js';
+import type { HostStateStore } from '../../remote/client/testing.js';
+import { TetherClient, type ClientStorage } from '../../remote/client/index.js';
+import { MemoryStorage } from '../../remote/client/testing.js';
 import type { FakeHost } from './fake-host.js';
 
 /** The first event of `connection` that `match` accepts (from now on). */

@@ -6,9 +6,9 @@ import { describe, expect, it } from 'vitest';
 import {
   type ConnectionEvent,
   type HostConnection,
-  MemoryStorage,
   TetherClient,
 } from '../../remote/client/index.js';
+import { MemoryStorage } from '../../remote/client/testing.js';
 import { FakeHost } from './fake-host.js';
 import { nextEvent, pairedClient, statusOf } from './helpers.js';
 

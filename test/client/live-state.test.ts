@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { HostStateStore, OUTPUT_TAIL_CHARS } from '../../remote/client/index.js';
+import { HostStateStore, OUTPUT_TAIL_CHARS } from '../../remote/client/testing.js';
 import { DIGEST, event, run, unscopedSnapshot } from './state-fixtures.js';
 
 function runningStore(): HostStateStore {

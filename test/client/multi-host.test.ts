@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { type ConnectionEvent, MemoryStorage, TetherClient } from '../../remote/client/index.js';
+import { type ConnectionEvent, TetherClient } from '../../remote/client/index.js';
+import { MemoryStorage } from '../../remote/client/testing.js';
 import { FakeHost } from './fake-host.js';
 import { NO_WAIT, stateWhere, statusOf } from './helpers.js';
 

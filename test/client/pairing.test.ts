@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createIdentity, formatPairLink, parsePairLink } from '../../pairing/index.js';
-import { MemoryStorage, TetherClient } from '../../remote/client/index.js';
+import { TetherClient } from '../../remote/client/index.js';
+import { MemoryStorage } from '../../remote/client/testing.js';
 import { FakeHost } from './fake-host.js';
 import { NO_WAIT, statusOf } from './helpers.js';
 

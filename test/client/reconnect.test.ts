@@ -1,12 +1,11 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
-  Backoff,
   type ConnectionEvent,
   type ConnectionStatus,
   type HostConnection,
-  MemoryStorage,
   TetherClient,
 } from '../../remote/client/index.js';
+import { Backoff, MemoryStorage } from '../../remote/client/testing.js';
 import { FakeHost } from './fake-host.js';
 import { nextEvent, pairedClient, statusOf } from './helpers.js';
 

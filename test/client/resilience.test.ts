@@ -14,11 +14,11 @@ import { z } from 'zod';
 import type { Event } from '../../protocol/index.js';
 import {
   type ConnectionEvent,
-  type EventSubscription,
   type HostConnection,
   TetherClient,
   type WebSocketFactory,
 } from '../../remote/client/index.js';
+import { type EventSubscription } from '../../remote/client/testing.js';
 import { FileStorage, nodeWebSocketFactory } from '../../remote/client/node/index.js';
 import { startHostProcess, type HostProcess } from '../support/host-process.js';
 import {

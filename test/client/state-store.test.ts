@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { HostStateStore, pendingApprovals, toolCallsOf } from '../../remote/client/index.js';
+import { pendingApprovals, toolCallsOf } from '../../remote/client/index.js';
+import { HostStateStore } from '../../remote/client/testing.js';
 import { approval, DIGEST, event, run, session, unscopedSnapshot } from './state-fixtures.js';
 
 const tc = { toolCallId: 'tc_1' };

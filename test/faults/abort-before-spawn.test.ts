@@ -9,8 +9,10 @@ import { existsSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createRunCommandTool, parseToolInput } from '../../host/tools/index.js';
-import type { ToolContext, ToolOutputSink } from '../../host/tools/index.js';
+import { parseToolInput } from '../../host/tools/index.js';
+import { createRunCommandTool } from '../../host/tools/testing.js';
+import type { ToolContext } from '../../host/tools/index.js';
+import type { ToolOutputSink } from '../../host/tools/testing.js';
 
 const roots: string[] = [];
 afterEach(() => {

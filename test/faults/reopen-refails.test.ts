@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { DEFAULT_LIMITS } from '../../host/runtime/index.js';
+import { DEFAULT_LIMITS } from '../../host/runtime/testing.js';
 import { LiveHub } from '../../host/runtime/live-hub.js';
 import { PersistenceHealth } from '../../host/runtime/persistence-health.js';
 import { RunScheduler } from '../../host/runtime/run-scheduler.js';

@@ -14,12 +14,12 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   ConfigError,
   ensureDataDir,
-  HOST_FLAGS,
   HOST_USAGE,
   loadHostConfig,
   redactedConfig,
 } from '../../host/config/index.js';
-import type { LoadHostConfigOptions } from '../../host/config/index.js';
+import { HOST_FLAGS } from '../../host/config/testing.js';
+import type { LoadHostConfigOptions } from '../../host/config/testing.js';
 
 let root: string;
 let home: string;

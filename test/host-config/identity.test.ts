@@ -14,8 +14,9 @@ import { join } from 'node:path';
 import { sha256 } from '@noble/hashes/sha2.js';
 import nacl from 'tweetnacl';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { hostKeyFilePath, loadOrCreateHostIdentity } from '../../host/identity/index.js';
-import type { HostKeyKeychain } from '../../host/identity/index.js';
+import { loadOrCreateHostIdentity } from '../../host/identity/index.js';
+import { hostKeyFilePath } from '../../host/identity/testing.js';
+import type { HostKeyKeychain } from '../../host/identity/testing.js';
 import { b64u, utf8 } from '../../protocol/index.js';
 
 let dataDir: string;

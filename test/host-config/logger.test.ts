@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import nacl from 'tweetnacl';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createLogger, logFilePath } from '../../host/log/index.js';
+import { createLogger } from '../../host/log/index.js';
+import { logFilePath } from '../../host/log/testing.js';
 import type { LogLevel } from '../../host/log/index.js';
 import { b64u } from '../../protocol/index.js';
 

@@ -9,7 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { modelSecrets } from '../../host/config/index.js';
-import { createLogger, logFilePath, Redactor } from '../../host/log/index.js';
+import { createLogger, Redactor } from '../../host/log/index.js';
+import { logFilePath } from '../../host/log/testing.js';
 
 const KEY = 'sk-proj-Xq3vT9pLm2Rk7sWn4Yd8Hb1Jc6Fg0Ae5Zu2Io9Pw';
 const TAIL = KEY.slice(-4);

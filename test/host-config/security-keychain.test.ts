@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { securityKeychain } from '../../host/identity/index.js';
+import { securityKeychain } from '../../host/identity/testing.js';
 
 /**
  * A stand-in for /usr/bin/security: it logs each call's argv and stdin, keeps items in a

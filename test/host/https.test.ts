@@ -14,13 +14,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { startHost, type RunningHost } from '../../host/cli/start-host.js';
 import { issueServerCertificate } from '../../host/tls/certificates.js';
-import {
-  loadOrCreateLocalTls,
-  localHostName,
-  MAX_SERVER_VALIDITY_DAYS,
-  serverNames,
-  tlsDir,
-} from '../../host/tls/index.js';
+import { loadOrCreateLocalTls, localHostName, serverNames } from '../../host/tls/index.js';
+import { MAX_SERVER_VALIDITY_DAYS, tlsDir } from '../../host/tls/testing.js';
 import { TetherClient } from '../../remote/client/index.js';
 import { FileStorage, nodeWebSocketFactory } from '../../remote/client/node/index.js';
 import { runTether } from '../cli/run-cli.js';

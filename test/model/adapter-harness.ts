@@ -2,12 +2,8 @@
  * Small helpers for the model adapter tests: a request, and the events of one stream.
  */
 import { expect } from 'vitest';
-import type {
-  ModelCompletion,
-  ModelFailure,
-  ModelRequest,
-  ModelStreamEvent,
-} from '../../host/model/index.js';
+import type { ModelCompletion, ModelFailure, ModelRequest } from '../../host/model/index.js';
+import type { ModelStreamEvent } from '../../host/model/testing.js';
 
 /** A request with one user message and no tools, unless `overrides` says otherwise. */
 export function userRequest(text: string, overrides: Partial<ModelRequest> = {}): ModelRequest {

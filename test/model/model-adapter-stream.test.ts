@@ -4,7 +4,8 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createModelAdapter } from '../../host/model/index.js';
-import type { ModelAdapterConfig, ModelStreamEvent } from '../../host/model/index.js';
+import type { ModelAdapterConfig } from '../../host/model/testing.js';
+import type { ModelStreamEvent } from '../../host/model/testing.js';
 import {
   startScriptedModelServer,
   textTurn,

@@ -5,13 +5,11 @@ import {
   acceptHello,
   createIdentity,
   handshakeErrorFrame,
-  helloTranscript,
-  type HelloOptions,
   type Identity,
   openChannel,
   type PairedHost,
-  welcomeTranscript,
 } from '../../pairing/index.js';
+import { helloTranscript, type HelloOptions, welcomeTranscript } from '../../pairing/testing.js';
 import { failureOf, openInMemory, pairInMemory } from './fixtures.js';
 
 /** X25519 u = 1: a point of order 4, so any clamped scalar times it is all zeros. */

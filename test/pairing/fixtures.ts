@@ -10,9 +10,7 @@ import {
   acceptPair,
   createIdentity,
   createPairOffer,
-  type FrameCipherOptions,
   type Identity,
-  type KnownDevice,
   openChannel,
   type PairedHost,
   type PairOffer,
@@ -21,6 +19,7 @@ import {
   type RandomBytes,
   startPairing,
 } from '../../pairing/index.js';
+import { type FrameCipherOptions, type KnownDevice } from '../../pairing/testing.js';
 
 const Hex = z.string().regex(/^([0-9a-f]{2})*$/);
 

@@ -2,7 +2,8 @@ import nacl from 'tweetnacl';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { MAX_FRAME_BYTES, TetherError, utf8 } from '../../protocol/index.js';
-import { FrameCipher, type FrameCipherOptions, frameNonce } from '../../pairing/index.js';
+import { FrameCipher } from '../../pairing/index.js';
+import { type FrameCipherOptions, frameNonce } from '../../pairing/testing.js';
 
 /** Two ends of one channel over fresh random keys. */
 function channel(options: FrameCipherOptions = {}) {

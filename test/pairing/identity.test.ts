@@ -4,12 +4,11 @@ import {
   createIdentity,
   deserializeIdentity,
   formatPairLink,
-  parsePairedHost,
   parsePairLink,
-  peerIdOf,
-  rawPeerId,
   serializeIdentity,
 } from '../../pairing/index.js';
+import { parsePairedHost } from '../../pairing/testing.js';
+import { peerIdOf, rawPeerId } from '../../pairing/testing.js';
 import { ORIGIN, pairInMemory } from './fixtures.js';
 
 describe('identity', () => {

@@ -5,14 +5,16 @@ import {
   acceptPair,
   createIdentity,
   handshakeErrorFrame,
+  type PairLink,
+  startPairing,
+} from '../../pairing/index.js';
+import { parsePairedHost } from '../../pairing/testing.js';
+import {
   type HostPairingOptions,
   Label,
   type PairingFailure,
-  type PairLink,
   pairTranscript,
-  parsePairedHost,
-  startPairing,
-} from '../../pairing/index.js';
+} from '../../pairing/testing.js';
 import { failureOf, NOW, ORIGIN, pairInMemory, pairingSetup, scriptedRandom } from './fixtures.js';
 
 function pairFrom(link: PairLink, identity = createIdentity()) {

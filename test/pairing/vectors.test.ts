@@ -5,25 +5,27 @@ import { canonicalJson } from '../../protocol/testing.js';
 import {
   acceptHello,
   acceptPair,
-  channelKeys,
   FrameCipher,
+  openChannel,
+  parsePairLink,
+  startPairing,
+} from '../../pairing/index.js';
+import {
+  channelKeys,
   frameNonce,
   helloTranscript,
   identityFromSeed,
   Label,
-  openChannel,
   openPairBox,
   pairKey,
   pairLinkFragment,
   pairTranscript,
-  parsePairLink,
   peerIdOf,
   sealPairBox,
   sharedSecret,
   shortAuthString,
-  startPairing,
   welcomeTranscript,
-} from '../../pairing/index.js';
+} from '../../pairing/testing.js';
 import { JsonObject, PairChallengePayload, PairPayload } from '../../protocol/index.js';
 import { hex, ORIGIN, scriptedRandom, vectors } from './fixtures.js';
 

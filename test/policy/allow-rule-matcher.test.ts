@@ -14,7 +14,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { allowRuleWarnings, decidePolicy, PolicyConfig } from '../../host/policy/index.js';
-import type { PolicyConfigInput, PolicyDecision } from '../../host/policy/index.js';
+import type { PolicyDecision } from '../../host/policy/index.js';
+import type { PolicyConfigInput } from '../../host/policy/testing.js';
 
 let root: string;
 let workspace: string;

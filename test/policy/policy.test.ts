@@ -3,7 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { decidePolicy, PolicyConfig } from '../../host/policy/index.js';
-import type { PolicyConfigInput, PolicyDecision } from '../../host/policy/index.js';
+import type { PolicyDecision } from '../../host/policy/index.js';
+import type { PolicyConfigInput } from '../../host/policy/testing.js';
 
 /** Real temporary folders: a workspace, a folder beside it, and a home with secrets. */
 let root: string;

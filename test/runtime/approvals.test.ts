@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { TetherError, digest } from '../../protocol/index.js';
-import { defineTool, readOnlyTools, type ToolDefinition } from '../../host/tools/index.js';
+import { readOnlyTools, type ToolDefinition } from '../../host/tools/index.js';
+import { defineTool } from '../../host/tools/testing.js';
 import { textTurn, toolCallTurn } from '../support/scripted-model-server.js';
 import { commandId, startHarness, type Harness } from './harness.js';
 

@@ -1,7 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import type { ModelAdapter, ModelStreamEvent } from '../../host/model/index.js';
-import { defineTool, readOnlyTools, type ToolDefinition } from '../../host/tools/index.js';
+import type { ModelAdapter } from '../../host/model/index.js';
+import type { ModelStreamEvent } from '../../host/model/testing.js';
+import { readOnlyTools, type ToolDefinition } from '../../host/tools/index.js';
+import { defineTool } from '../../host/tools/testing.js';
 import { textTurn, toolCallTurn } from '../support/scripted-model-server.js';
 import { commandId, startHarness, type Harness } from './harness.js';
 

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { defineTool, readOnlyTools, type ToolDefinition } from '../../host/tools/index.js';
+import { readOnlyTools, type ToolDefinition } from '../../host/tools/index.js';
+import { defineTool } from '../../host/tools/testing.js';
 import { textTurn, toolCallTurn } from '../support/scripted-model-server.js';
 import { commandId, startHarness, type Harness } from './harness.js';
 

@@ -6,8 +6,10 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Event } from '../../protocol/index.js';
-import { createModelAdapter, type ModelAdapterConfig } from '../../host/model/index.js';
-import { Runtime, type RuntimeOptions } from '../../host/runtime/index.js';
+import { createModelAdapter } from '../../host/model/index.js';
+import { type ModelAdapterConfig } from '../../host/model/testing.js';
+import { Runtime } from '../../host/runtime/index.js';
+import { type RuntimeOptions } from '../../host/runtime/testing.js';
 import { Store } from '../../host/store/index.js';
 import {
   startScriptedModelServer,

@@ -7,7 +7,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
-import { logFilePath } from '../../host/log/index.js';
+import { logFilePath } from '../../host/log/testing.js';
 import { startLimitedHost, sendAndWait, type LimitedHost } from './limited-host.js';
 
 const MAX_FILE_BYTES = 64 * 1024;

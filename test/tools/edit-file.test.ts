@@ -2,13 +2,10 @@ import { createHash } from 'node:crypto';
 import { chmod, readdir, readFile, stat, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import {
-  createEditFileTool,
-  editFileTool,
-  parseToolInput,
-  TEMP_FILE_PATTERN,
-} from '../../host/tools/index.js';
-import type { EditFileInput } from '../../host/tools/index.js';
+import { editFileTool, parseToolInput } from '../../host/tools/index.js';
+import { createEditFileTool } from '../../host/tools/testing.js';
+import { TEMP_FILE_PATTERN } from '../../host/tools/testing.js';
+import type { EditFileInput } from '../../host/tools/testing.js';
 import { createFixture } from './fixture.js';
 import type { Fixture } from './fixture.js';
 

@@ -3,8 +3,8 @@ import { chmod, mkdir, symlink } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { listDirectoryTool } from '../../host/tools/index.js';
-import type { ListDirectoryInput } from '../../host/tools/index.js';
+import { listDirectoryTool } from '../../host/tools/testing.js';
+import type { ListDirectoryInput } from '../../host/tools/testing.js';
 import { createFixture } from './fixture.js';
 import type { Fixture } from './fixture.js';
 

@@ -4,8 +4,9 @@ import { mkdir, symlink } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { READ_FILE_MAX_BYTES, readFileTool } from '../../host/tools/index.js';
-import type { ReadFileInput } from '../../host/tools/index.js';
+import { readFileTool } from '../../host/tools/testing.js';
+import { READ_FILE_MAX_BYTES } from '../../host/tools/testing.js';
+import type { ReadFileInput } from '../../host/tools/testing.js';
 import { createFixture } from './fixture.js';
 import type { Fixture } from './fixture.js';
 

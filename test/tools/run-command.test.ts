@@ -5,14 +5,11 @@ import { mkdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import {
-  COMMAND_ENV_KEYS,
-  createRunCommandTool,
-  killProcessGroup,
-  parseToolInput,
-  runCommandTool,
-} from '../../host/tools/index.js';
-import type { RunCommandInput, ToolDefinition, ToolResult } from '../../host/tools/index.js';
+import { killProcessGroup, parseToolInput, runCommandTool } from '../../host/tools/index.js';
+import { createRunCommandTool } from '../../host/tools/testing.js';
+import { COMMAND_ENV_KEYS } from '../../host/tools/testing.js';
+import type { ToolDefinition, ToolResult } from '../../host/tools/index.js';
+import type { RunCommandInput } from '../../host/tools/testing.js';
 import { createFixture } from './fixture.js';
 import type { Fixture } from './fixture.js';
 

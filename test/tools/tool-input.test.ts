@@ -1,11 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import {
-  getTool,
-  listDirectoryTool,
-  parseToolInput,
-  readFileTool,
-  readOnlyTools,
-} from '../../host/tools/index.js';
+import { parseToolInput, readOnlyTools } from '../../host/tools/index.js';
+import { readFileTool } from '../../host/tools/testing.js';
+import { getTool, listDirectoryTool } from '../../host/tools/testing.js';
 
 describe('parseToolInput', () => {
   it('returns the validated input', () => {

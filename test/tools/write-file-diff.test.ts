@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { capDiff, PREVIEW_DIFF_MAX_BYTES, unifiedDiff } from '../../host/tools/index.js';
+import { capDiff, PREVIEW_DIFF_MAX_BYTES, unifiedDiff } from '../../host/tools/testing.js';
 
 const diff = (before: string | null, after: string) =>
   unifiedDiff(before === null ? null : Buffer.from(before), Buffer.from(after), 'f.txt');

@@ -2,14 +2,10 @@ import { createHash } from 'node:crypto';
 import { chmod, mkdir, readdir, readFile, stat, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import {
-  createWriteFileTool,
-  parseToolInput,
-  PREVIEW_DIFF_MAX_BYTES,
-  TEMP_FILE_PATTERN,
-  writeFileTool,
-} from '../../host/tools/index.js';
-import type { WriteFileInput } from '../../host/tools/index.js';
+import { parseToolInput, writeFileTool } from '../../host/tools/index.js';
+import { createWriteFileTool } from '../../host/tools/testing.js';
+import { PREVIEW_DIFF_MAX_BYTES, TEMP_FILE_PATTERN } from '../../host/tools/testing.js';
+import type { WriteFileInput } from '../../host/tools/testing.js';
 import { createFixture } from './fixture.js';
 import type { Fixture } from './fixture.js';
 

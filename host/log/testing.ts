@@ -1,0 +1,5 @@
+/**
+ * host/log/testing: names the tests use that production code does not. Production code
+ * never imports this module (eslint.config.js); the public face is ./index.ts.
+ */
+export { logFilePath } from './logger.js';

@@ -1,0 +1,5 @@
+/**
+ * host/policy/testing: names the tests use that production code does not. Production code
+ * never imports this module (eslint.config.js); the public face is ./index.ts.
+ */
+export type { PolicyConfigInput } from './policy-config.js';
