@@ -19,6 +19,9 @@ const noTesting = {
   message: 'testing modules are for tests only (STYLE.md: one index.ts as the public face).',
 };
 
+/** What all of host/ may not import. */
+const hostImports = forbid(['remote'], 'host/ never imports remote/.');
+
 function layerRule(...patterns) {
   return { 'no-restricted-imports': ['error', { patterns: [...patterns, noTesting] }] };
 }
@@ -76,14 +79,14 @@ export default tseslint.config(
   },
   {
     files: ['host/**'],
-    rules: layerRule(forbid(['remote'], 'host/ never imports remote/.')),
+    rules: layerRule(hostImports),
   },
   {
-    // The server drives the runtime, which owns the store (rules of one folder replace,
-    // not add to, those above: host/'s rule is repeated).
+    // The server drives the runtime, which owns the store. A later rule replaces an
+    // earlier one for the same files, so host/'s pattern is repeated here.
     files: ['host/server/**'],
     rules: layerRule(
-      forbid(['remote'], 'host/ never imports remote/.'),
+      hostImports,
       forbid(['store'], 'host/server/ reaches the store through the runtime only.'),
     ),
   },

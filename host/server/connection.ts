@@ -66,6 +66,7 @@ function frameBytes(data: WebSocket.RawData): Uint8Array {
 export class Connection {
   readonly id = newServerId('conn');
   private state: ConnectionState = { phase: 'handshake' };
+  private readonly handshake: HandshakeContext;
   private readonly handshakeTimer: NodeJS.Timeout;
 
   constructor(
@@ -75,6 +76,7 @@ export class Connection {
     /** The origin the remote connected to (for download links). */
     readonly origin: RequestOrigin,
   ) {
+    this.handshake = { ...ctx, connectionId: this.id, address };
     this.handshakeTimer = setTimeout(
       () => this.fail(new TetherError('handshake_timeout', 'the handshake took too long')),
       ctx.handshakeTimeoutMs,
@@ -134,18 +136,18 @@ export class Connection {
         );
       }
       const text = Buffer.from(bytes).toString('utf8');
-      const handshake = { ...this.ctx, connectionId: this.id, address: this.address };
-      this.take(
+      this.advance(
         state.phase === 'pairing'
-          ? confirmPairing(handshake, state.pairing, text)
-          : beginHandshake(handshake, text),
+          ? confirmPairing(this.handshake, state.pairing, text)
+          : beginHandshake(this.handshake, text),
       );
     } catch (error) {
       this.fail(TetherError.from(error));
     }
   }
 
-  private take(step: HandshakeStep): void {
+  /** Sends what a handshake step says and moves to the phase it leads to. */
+  private advance(step: HandshakeStep): void {
     switch (step.step) {
       case 'refused':
         return this.fail(step.error);
