@@ -35,6 +35,7 @@ function eventSize(event: Event): number {
   return size;
 }
 
+/** The subscriptions one open channel holds, each under its `sub` id. */
 export class ChannelSubscriptions {
   private readonly open = new Map<string, OpenSubscription>();
 
@@ -58,6 +59,7 @@ export class ChannelSubscriptions {
     this.open.delete(sub);
   }
 
+  /** Ends every subscription (the channel closed). */
   closeAll(): void {
     for (const { subscription } of this.open.values()) subscription.close();
     this.open.clear();

@@ -26,6 +26,7 @@ import type { RequestOrigin } from './download-origin.js';
 import { answerRequest, type RequestChannel, type RouterContext } from './request-router.js';
 import { newServerId } from './server-ids.js';
 
+/** What a connection needs of the host, and the channel server's hooks into its life. */
 export interface ConnectionContext
   extends RouterContext, Omit<HandshakeContext, 'connectionId' | 'address'> {
   handshakeTimeoutMs: number;
@@ -63,6 +64,7 @@ function frameBytes(data: WebSocket.RawData): Uint8Array {
   return data instanceof ArrayBuffer ? new Uint8Array(data) : new Uint8Array(data);
 }
 
+/** One remote's socket; `state.phase` says what it holds now. */
 export class Connection {
   readonly id = newServerId('conn');
   private state: ConnectionState = { phase: 'handshake' };
