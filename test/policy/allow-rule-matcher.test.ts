@@ -13,6 +13,7 @@ import { mkdir, mkdtemp, realpath, rm, symlink, writeFile } from 'node:fs/promis
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { allowRuleWarnings, decidePolicy, PolicyConfig } from '../../host/policy/index.js';
 import type { PolicyDecision } from '../../host/policy/index.js';
 import type { PolicyConfigInput } from '../../host/policy/testing.js';
@@ -217,7 +218,7 @@ describe('issue 11 finding 1: options turn an allow rule into code execution', (
 describe("issue 11 finding 7: docs/policy.md's example is safe as written", () => {
   const docs = readFileSync(new URL('../../docs/policy.md', import.meta.url), 'utf8');
   const example = /```json\n([\s\S]*?)```/.exec(docs)?.[1];
-  const policy = PolicyConfig.parse((JSON.parse(example ?? 'null') as { policy: unknown }).policy);
+  const policy = z.object({ policy: PolicyConfig }).parse(JSON.parse(example ?? 'null')).policy;
 
   it('parses, and the host has no warning about any of its rules', () => {
     expect(policy.commands.allow.length).toBeGreaterThan(0);

@@ -9,6 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { startFaultHost, until, type FaultHost } from '../support/fault-host.js';
 import { textTurn, toolCallTurn } from '../support/scripted-model-server.js';
 
@@ -54,7 +55,9 @@ function callOf(host: FaultHost, runId: string): CallRow {
         .get(runId) as { id: string; state: string; result_json: string | null },
   );
   const result =
-    row.result_json === null ? null : (JSON.parse(row.result_json) as CallRow['result']);
+    row.result_json === null
+      ? null
+      : z.record(z.string(), z.unknown()).parse(JSON.parse(row.result_json));
   return { id: row.id, state: row.state, result };
 }
 
@@ -88,7 +91,7 @@ function pendingApproval(host: FaultHost, runId: string): PendingApproval | unde
     id: row.id,
     toolCallId: row.tool_call_id,
     inputDigest: row.input_digest,
-    preview: JSON.parse(row.preview_json) as Record<string, unknown>,
+    preview: z.record(z.string(), z.unknown()).parse(JSON.parse(row.preview_json)),
     reason: row.reason,
   };
 }
