@@ -4,7 +4,7 @@
  * it shows (the card hands it over; nothing here recomputes or takes the event's).
  */
 import type { Approval } from '#protocol';
-import type { HostView } from '../state/app-model.js';
+import type { HostView } from '../state/app-view.js';
 import { useAction } from '../state/use-action.js';
 import { ApprovalCard } from './approval-card.js';
 

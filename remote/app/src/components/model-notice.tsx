@@ -3,7 +3,7 @@
  * `--demo`: "demo model: scripted, not an AI"), shown beside that host's runs and on the
  * form that sends it a task, so a scripted answer is never taken for an AI's.
  */
-import type { HostView } from '../state/app-model.js';
+import type { HostView } from '../state/app-view.js';
 
 export function ModelNotice({ host }: { host: HostView }) {
   const notice = host.info?.modelNotice;

@@ -5,7 +5,7 @@
  */
 import type { PendingCommand } from '#client';
 import { sendsNow } from '../logic/connection-view.js';
-import type { HostView } from '../state/app-model.js';
+import type { HostView } from '../state/app-view.js';
 
 export function OutboxList({ host, online }: { host: HostView; online: boolean }) {
   if (host.pending.length === 0) return null;

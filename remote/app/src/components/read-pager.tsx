@@ -7,7 +7,7 @@ import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
 import { MAX_READ_BYTES, type OpResult } from '#protocol';
 import { downloadHref } from '../logic/download-link.js';
-import type { HostView } from '../state/app-model.js';
+import type { HostView } from '../state/app-view.js';
 import { errorText } from '../state/use-action.js';
 
 /** What is read: a tool call's output or an artifact. */

@@ -5,7 +5,7 @@
  */
 import type { ToolCall, ToolCallState } from '#protocol';
 import { inputText } from '#client';
-import type { HostView } from '../state/app-model.js';
+import type { HostView } from '../state/app-view.js';
 import { useAction } from '../state/use-action.js';
 import { ReadPager } from './read-pager.js';
 import { shownText } from './shown-text.js';

@@ -6,7 +6,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { type Device, TetherError } from '#protocol';
 import { ago } from '../logic/run-view.js';
 import { useAppView, useModel, useNow } from '../state/app-context.js';
-import type { HostView } from '../state/app-model.js';
+import type { HostView } from '../state/app-view.js';
 import { useAction } from '../state/use-action.js';
 
 export function DevicesScreen() {

@@ -6,13 +6,10 @@ import { useEffect, useState } from 'preact/hooks';
 import {
   type Approval,
   type Artifact,
-  type Event,
   isTerminalRunState,
   type Message,
   type Run,
-  type ToolCall,
 } from '#protocol';
-import { type HostState, toolCallsOf } from '#client';
 import { DiffView } from '../components/diff-view.js';
 import { HostApproval } from '../components/host-approval.js';
 import { MarkdownView } from '../components/markdown-view.js';
@@ -20,9 +17,10 @@ import { ReadPager } from '../components/read-pager.js';
 import { RunStateBadge } from '../components/run-state-badge.js';
 import { ToolCard } from '../components/tool-card.js';
 import { looksLikeDiff } from '../logic/diff-lines.js';
+import { RUN_WINDOW, RUN_WINDOW_STEP, timelineItems } from '../logic/run-timeline.js';
 import { currentRetry, formatBytes, isSessionIdle } from '../logic/run-view.js';
 import { hostOf, useAppView } from '../state/app-context.js';
-import type { HostView } from '../state/app-model.js';
+import type { HostView } from '../state/app-view.js';
 import { navigate } from '../state/route-hook.js';
 import { useAction } from '../state/use-action.js';
 
@@ -212,52 +210,6 @@ function RunView({ host, run }: { host: HostView; run: Run }) {
       <FollowUp host={host} run={run} idle={idle} />
     </main>
   );
-}
-
-type TimelineItem = { kind: 'message'; message: Message } | { kind: 'tool'; call: ToolCall };
-
-/** Steps (messages and tool calls) a run screen shows at first, and how many more a tap adds. */
-const RUN_WINDOW = 150;
-const RUN_WINDOW_STEP = 500;
-
-/**
- * Messages and tool calls in the order they happened: by the time of their first event
- * when the timeline has it, else by the records' own times.
- */
-function timelineItems(
-  state: HostState,
-  runId: string,
-  timeline: readonly Event[],
-): TimelineItem[] {
-  const firstSeen = new Map<string, number>();
-  for (const event of timeline) {
-    const key =
-      event.type === 'message.completed'
-        ? event.payload.messageId
-        : event.type === 'tool.proposed'
-          ? event.toolCallId
-          : null;
-    if (key !== null && !firstSeen.has(key)) firstSeen.set(key, event.seq);
-  }
-  const keyed = [
-    ...(state.messages[runId] ?? []).map((message) => ({
-      item: { kind: 'message' as const, message },
-      seq: firstSeen.get(message.id),
-      at: message.createdAt,
-      rank: 0,
-    })),
-    ...toolCallsOf(state, runId).map((call) => ({
-      item: { kind: 'tool' as const, call },
-      seq: firstSeen.get(call.id),
-      at: call.startedAt ?? call.finishedAt ?? Number.MAX_SAFE_INTEGER,
-      rank: 1,
-    })),
-  ];
-  return keyed
-    .sort((a, b) =>
-      a.seq !== undefined && b.seq !== undefined ? a.seq - b.seq : a.at - b.at || a.rank - b.rank,
-    )
-    .map((entry) => entry.item);
 }
 
 function AssistantMessage({

@@ -11,7 +11,7 @@ import { RunStateBadge } from '../components/run-state-badge.js';
 import { routeHash } from '../logic/route.js';
 import { ago, listedRuns, mayHaveOlderRuns } from '../logic/run-view.js';
 import { useAppView, useModel, useNow } from '../state/app-context.js';
-import type { HostView } from '../state/app-model.js';
+import type { HostView } from '../state/app-view.js';
 
 export function RunsScreen() {
   const view = useAppView();

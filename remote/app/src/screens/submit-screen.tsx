@@ -6,7 +6,7 @@
 import { useState } from 'preact/hooks';
 import { ModelNotice } from '../components/model-notice.js';
 import { useAppView } from '../state/app-context.js';
-import type { HostView } from '../state/app-model.js';
+import type { HostView } from '../state/app-view.js';
 import { navigate } from '../state/route-hook.js';
 import { useAction } from '../state/use-action.js';
 

@@ -3,7 +3,8 @@
  */
 import { createContext } from 'preact';
 import { useContext, useEffect, useState } from 'preact/hooks';
-import type { AppModel, AppView, HostView } from './app-model.js';
+import type { AppModel } from './app-model.js';
+import type { AppView, HostView } from './app-view.js';
 
 export const ModelContext = createContext<AppModel | undefined>(undefined);
 

@@ -3,113 +3,25 @@
  * adds (the cached last state per host, `host.info`, the outbox, the revoked notice).
  * Views read one immutable {@link AppView}; changes reach them at most once an animation
  * frame, so streaming text re-renders in step with the screen, not with the network.
+ * This file holds the hosts (pairing, forgetting, the network); each host's entry and
+ * view are in host-entry.ts, the cache writes in state-saver.ts, older runs in
+ * older-runs.ts.
  */
-import { isTerminalRunState, type Run } from '#protocol';
 import {
   type ConnectionEvent,
-  type ConnectionStatus,
-  type HostConnection,
-  type HostHealth,
-  type HostState,
   type PairedHostSummary,
   type PairResult,
-  type PendingCommand,
   TetherClient,
   type ClientStorage,
   type WebSocketFactory,
 } from '#client';
 import { RESTART_NOTICE_MS } from '../logic/connection-view.js';
 import { healthFromInfo } from '../logic/host-health.js';
-import { HostCache, type HostInfo, sameCachedState } from './host-cache.js';
-
-/** One paired host as the views see it. */
-export interface HostView {
-  hostId: string;
-  hostName: string;
-  origin: string;
-  /** This device's id on that host. */
-  deviceId: string;
-  connection: HostConnection;
-  /** The host's state: live once subscribed, else the cached last known state. */
-  state: HostState;
-  /** The state cached when the app opened, if any (shown in `state` until caught up). */
-  cached: HostState | undefined;
-  /** True while connected and caught up; false means the data shown may be stale. */
-  live: boolean;
-  status: ConnectionStatus;
-  restartedAt: number | undefined;
-  /** Commands stored and not answered yet, oldest first. */
-  pending: readonly PendingCommand[];
-  info: HostInfo | undefined;
-  /**
-   * What the host last said of its condition (`failed`: it cannot save and refuses every
-   * command); undefined when it said nothing since it last connected.
-   */
-  health: HostHealth | undefined;
-  older: OlderRuns;
-}
-
-/**
- * Runs older than the snapshot's recent ones, paged in through `runs.list` (newest first)
- * for as long as the page lives. Only final runs are kept: every active run is in the
- * snapshot, and a final run no longer changes.
- */
-export interface OlderRuns {
-  runs: readonly Run[];
-  /** The cursor of the next page; undefined before the first page. */
-  next: string | undefined;
-  /** The host has no older runs left to page in. */
-  done: boolean;
-  loading: boolean;
-  /** Why the last page failed, for people. */
-  error: string | undefined;
-}
-
-/** Everything the views show. */
-export interface AppView {
-  /** False until the stored hosts were read. */
-  loaded: boolean;
-  hosts: readonly HostView[];
-  online: boolean;
-  /** The host that revoked this device, until the user pairs again. */
-  revokedFrom: string | undefined;
-}
-
-interface HostEntry {
-  summary: PairedHostSummary;
-  connection: HostConnection;
-  cached: HostState | undefined;
-  /** The live state replaced the cached one (first subscribe answered). */
-  caughtUp: boolean;
-  status: ConnectionStatus;
-  restartedAt: number | undefined;
-  pending: readonly PendingCommand[];
-  info: HostInfo | undefined;
-  health: HostHealth | undefined;
-  older: OlderRuns;
-  saveTimer: ReturnType<typeof setTimeout> | undefined;
-  /** The state last written to the cache, and when. */
-  saved: HostState | undefined;
-  savedAt: number;
-  stop: () => void;
-}
-
-/**
- * Longest a durable change waits before the cached state is written: one write per this
- * interval at most while events stream, and a reload soon after a change still finds it.
- */
-const SAVE_DELAY_MS = 250;
-
-/** Runs asked for in each `runs.list` page. */
-const OLDER_PAGE = 100;
-
-const NO_OLDER_RUNS: OlderRuns = {
-  runs: [],
-  next: undefined,
-  done: false,
-  loading: false,
-  error: undefined,
-};
+import type { AppView } from './app-view.js';
+import { HostCache } from './host-cache.js';
+import { type HostEntry, hostView } from './host-entry.js';
+import { NO_OLDER_RUNS, withNextPage } from './older-runs.js';
+import { saveState, scheduleSave } from './state-saver.js';
 
 /** The app's hosts and what the UI knows of them. */
 export class AppModel {
@@ -180,7 +92,7 @@ export class AppModel {
     for (const entry of this.hosts.values()) {
       if (entry.saveTimer === undefined) continue;
       clearTimeout(entry.saveTimer);
-      this.save(entry);
+      saveState(entry, this.cache, this.hosts);
     }
   }
 
@@ -188,25 +100,9 @@ export class AppModel {
   async loadOlderRuns(hostId: string): Promise<void> {
     const entry = this.hosts.get(hostId);
     if (entry === undefined || entry.older.loading || entry.older.done) return;
-    const { next } = entry.older;
     entry.older = { ...entry.older, loading: true, error: undefined };
     this.changed();
-    try {
-      const page = await entry.connection.request('runs.list', {
-        limit: OLDER_PAGE,
-        ...(next === undefined ? {} : { before: next }),
-      });
-      entry.older = {
-        runs: [...entry.older.runs, ...page.runs.filter((run) => isTerminalRunState(run.state))],
-        next: page.next,
-        done: page.next === undefined,
-        loading: false,
-        error: undefined,
-      };
-    } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
-      entry.older = { ...entry.older, loading: false, error: message };
-    }
+    entry.older = await withNextPage(entry.connection, entry.older);
     this.changed();
   }
 
@@ -274,14 +170,14 @@ export class AppModel {
       },
     };
     const unsubscribe = connection.state.subscribe(() => {
-      if (entry.caughtUp) this.scheduleSave(entry);
+      if (entry.caughtUp) scheduleSave(entry, this.cache, this.hosts);
       this.changed();
     });
     this.hosts.set(hostId, entry);
     subscription.ready.then(
       () => {
         entry.caughtUp = true;
-        this.scheduleSave(entry);
+        scheduleSave(entry, this.cache, this.hosts);
         this.changed();
       },
       () => undefined,
@@ -342,38 +238,6 @@ export class AppModel {
     );
   }
 
-  /**
-   * Writes the state after a change: at once when a run or approval record changed (what
-   * the lists show, and rare) or after a quiet while, else when {@link SAVE_DELAY_MS} have
-   * passed since the last write (a throttle: a steady stream does not postpone it).
-   */
-  private scheduleSave(entry: HostEntry): void {
-    const { saved } = entry;
-    const state = entry.connection.state.state;
-    const records =
-      saved === undefined || saved.runs !== state.runs || saved.approvals !== state.approvals;
-    const wait = entry.savedAt + SAVE_DELAY_MS - Date.now();
-    if (records || wait <= 0) {
-      clearTimeout(entry.saveTimer);
-      this.save(entry);
-      return;
-    }
-    entry.saveTimer ??= setTimeout(() => this.save(entry), wait);
-  }
-
-  /** Writes the state, unless only what the cache leaves out (live previews) changed. */
-  private save(entry: HostEntry): void {
-    entry.saveTimer = undefined;
-    if (this.hosts.get(entry.summary.hostId) !== entry) return;
-    const state = entry.connection.state.state;
-    if (entry.saved !== undefined && sameCachedState(entry.saved, state)) return;
-    entry.saved = state;
-    entry.savedAt = Date.now();
-    this.cache.saveState(entry.summary.hostId, state).catch(() => {
-      // The cache is a convenience: the next change tries again.
-    });
-  }
-
   /** Rebuilds the view and tells the listeners, once per animation frame. */
   private changed(): void {
     if (this.scheduled) return;
@@ -390,28 +254,7 @@ export class AppModel {
   }
 
   private buildView(): AppView {
-    const hosts = [...this.hosts.values()].map((entry): HostView => {
-      const { summary, connection } = entry;
-      const state = entry.caughtUp
-        ? connection.state.state
-        : (entry.cached ?? connection.state.state);
-      return {
-        hostId: summary.hostId,
-        hostName: summary.hostName,
-        origin: summary.origin,
-        deviceId: summary.deviceId,
-        connection,
-        cached: entry.cached,
-        state,
-        live: entry.caughtUp && entry.status.state === 'open',
-        status: entry.status,
-        restartedAt: entry.restartedAt,
-        pending: entry.pending,
-        info: entry.info,
-        health: entry.health,
-        older: entry.older,
-      };
-    });
+    const hosts = [...this.hosts.values()].map(hostView);
     return { ...this.current, hosts, online: this.online() };
   }
 }
