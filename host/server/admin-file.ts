@@ -24,7 +24,7 @@ export const AdminFile = z.strictObject({
 });
 export type AdminFile = z.infer<typeof AdminFile>;
 
-export function adminFilePath(dataDir: string): string {
+function adminFilePath(dataDir: string): string {
   return join(dataDir, 'admin.json');
 }
 

@@ -8,11 +8,11 @@ import type { FrameCipher } from '../../pairing/index.js';
 import type { Logger } from '../log/index.js';
 
 /** Beyond this many bytes waiting in the socket, previews and output tails are dropped. */
-export const EPHEMERAL_LIMIT = 256 * 1024;
+const EPHEMERAL_LIMIT = 256 * 1024;
 /** Beyond this, a subscription gets `lagged` and stops instead of queueing more events. */
-export const DURABLE_LIMIT = 8 * 1024 * 1024;
+const DURABLE_LIMIT = 8 * 1024 * 1024;
 /** Beyond this (answers piling up unread), the connection is closed. */
-export const HARD_LIMIT = 32 * 1024 * 1024;
+const HARD_LIMIT = 32 * 1024 * 1024;
 
 /**
  * `control`: answers, pongs, `lagged`, `status` (dropped only past {@link HARD_LIMIT});

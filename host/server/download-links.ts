@@ -13,7 +13,7 @@ import type { Runtime } from '../runtime/index.js';
 import { servesDownloads, type RequestOrigin } from './download-origin.js';
 
 /** How long a link may be used. */
-export const DOWNLOAD_LINK_TTL_MS = 60_000;
+const DOWNLOAD_LINK_TTL_MS = 60_000;
 
 /** The route a link points at; the JWT follows the last slash. */
 export const DOWNLOAD_PATH = '/v1/download/';

@@ -6,7 +6,7 @@ import type { OutputMessage, PreviewMessage } from '../../protocol/index.js';
 import type { LiveMessage } from '../runtime/index.js';
 
 /** About 30 a second. */
-export const LIVE_INTERVAL_MS = 33;
+const LIVE_INTERVAL_MS = 33;
 
 export type LiveSink = (message: LiveMessage, runId: string) => void;
 

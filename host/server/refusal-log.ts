@@ -4,7 +4,7 @@
  */
 import type { LogFields, Logger } from '../log/index.js';
 
-export const REFUSAL_LOG_INTERVAL_MS = 60_000;
+const REFUSAL_LOG_INTERVAL_MS = 60_000;
 /** Lines × reasons × addresses tracked at most; past that, refusals share one line per interval. */
 const MAX_KEYS = 1024;
 

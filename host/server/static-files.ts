@@ -19,7 +19,7 @@ import type { Context, Handler } from 'hono';
  * allows any `ws:`/`wss:` origin because one app pairs with several hosts and opens each
  * one's `/v1/ws` (docs/security.md); `fetch` and script stay on this origin.
  */
-export const APP_SECURITY_HEADERS: Readonly<Record<string, string>> = {
+const APP_SECURITY_HEADERS: Readonly<Record<string, string>> = {
   'Content-Security-Policy':
     "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; connect-src 'self' ws: wss:; worker-src 'self'; manifest-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'",
   'X-Content-Type-Options': 'nosniff',
@@ -93,7 +93,7 @@ type Encoding = 'br' | 'gzip' | 'identity';
  * segment (plain or percent-encoded), an encoded slash or backslash, a NUL, or bad
  * percent-encoding. Read from the raw request line, before any URL normalisation.
  */
-export function pathSegments(rawUrl: string): string[] | null {
+function pathSegments(rawUrl: string): string[] | null {
   const path = rawUrl.split(/[?#]/, 1)[0] ?? '';
   if (!path.startsWith('/')) return null;
   const segments: string[] = [];

@@ -45,7 +45,7 @@ const APPROVE_FLAGS = { ...FLAGS, yes: { type: 'boolean', short: 'y' } } as cons
  * The input digest recomputed from what the approval shows; throws `digest_mismatch` when
  * it differs from the approval's own.
  */
-export function verifiedDigest(approval: Approval): string {
+function verifiedDigest(approval: Approval): string {
   const inputDigest = digest({
     tool: approval.name,
     input: approval.input,

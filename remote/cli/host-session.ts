@@ -15,7 +15,7 @@ import { openClient, type RemoteContext } from './remote-context.js';
  * The host `--host` names (by hostId, or by name when that is unambiguous), or the only
  * paired host; else `not_found` / `invalid_request` listing the paired hosts.
  */
-export async function chooseHost(
+async function chooseHost(
   client: TetherClient,
   hostFlag: string | undefined,
 ): Promise<PairedHostSummary> {

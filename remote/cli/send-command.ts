@@ -7,7 +7,7 @@ import type { CommandArgs, HostConnection } from '../client/index.js';
 import type { RemoteContext } from './remote-context.js';
 
 /** How long a command waits for the host's answer. */
-export const COMMAND_ANSWER_MS = 30_000;
+const COMMAND_ANSWER_MS = 30_000;
 
 /**
  * Submits `op` and resolves with the host's result; rejects with the host's error, or
