@@ -24,7 +24,7 @@ export interface ModelSettings {
   extraBody?: Record<string, unknown>;
 }
 
-/** Bounds on runs (ARCHITECTURE.md, "Memory is bounded everywhere"). */
+/** Bounds on runs (docs/architecture.md, "Memory is bounded everywhere"). */
 export interface RunLimits {
   /** Runs that may be active on the host at once. */
   maxActiveRuns: number;
@@ -36,6 +36,26 @@ export interface RunLimits {
   modelIdleTimeoutMs: number;
   /** A tool result is cut to this many characters before it goes back to the model. */
   toolResultMaxChars: number;
+}
+
+/** How much of an approval or a run a push's text names (docs/push.md). */
+export type PushBody = 'names' | 'none' | 'full';
+
+/** Web Push settings (docs/push.md). */
+export interface PushSettings {
+  /** The VAPID subject: a `mailto:` or `https:` URL, checked at start. */
+  subject: string;
+  /** Origins allowed besides the known push services (`https://*.host` or exact). */
+  allowedEndpoints: string[];
+  /** `names`: the tool and the workspace; `none`: only the title; `full`: the command or path. */
+  body: PushBody;
+  /** Delay before the first retry; each next one doubles, up to `maxDelayMs`. */
+  initialDelayMs: number;
+  maxDelayMs: number;
+  /** Tries of one push before it is given up (recorded as the device's `lastError`). */
+  maxAttempts: number;
+  /** One POST to a push service is abandoned after this long (and retried). */
+  requestTimeoutMs: number;
 }
 
 /**
@@ -69,6 +89,7 @@ export interface HostConfig {
   policy: PolicyConfig;
   logLevel: LogLevel;
   keyStore: KeyStore;
+  push: PushSettings;
   /** Things worth a log line at start (settings that were ignored, and why). */
   warnings: string[];
 }

@@ -1,5 +1,5 @@
 /**
- * Recovery at start (ARCHITECTURE.md): what a dead host left half-done is settled honestly.
+ * Recovery at start (docs/architecture.md, "Host lifecycle"): what a dead host left half-done is settled honestly.
  * Runs `running`/`cancelling` become `interrupted`; their `running` tool calls become
  * `unknown` (never re-run by themselves), unstarted ones `cancelled`; runs waiting for
  * approval keep waiting; queued runs stay queued; a missing `session.idle` is emitted.
