@@ -14,14 +14,8 @@ import { z } from 'zod';
 import { MAX_READ_BYTES } from '../../protocol/index.js';
 import { textTurn, toolCallTurn } from '../support/scripted-model-server.js';
 import { startAppHost, type AppHost } from './support/app-host.js';
-import {
-  byTestId,
-  pageErrors,
-  pairDevice,
-  submitTask,
-  until,
-  visible,
-} from './support/app-page.js';
+import { byTestId, pageErrors, pairDevice, submitTask, visible } from './support/app-page.js';
+import { until } from '../support/wait.js';
 import {
   CHROMIUM_PATH,
   IPHONE,

@@ -16,9 +16,9 @@ import {
   pairDevice,
   submitTask,
   toolCardIds,
-  until,
   visible,
 } from './support/app-page.js';
+import { until } from '../support/wait.js';
 import { launchChromium, openDevice, type Device } from './support/chromium.js';
 import { storeEvents, storeToolCalls } from './support/store-reader.js';
 
@@ -80,7 +80,7 @@ describe('the page across a host crash and restart', () => {
       'the banner to leave reconnecting',
       () => byTestId(page, 'connection-banner').getAttribute('data-status'),
       (status) => status === 'live' || status === 'host-restarted',
-      30_000,
+      { timeout: 30_000 },
     );
     await byTestId(page, 'stale-marker').waitFor({ state: 'hidden' });
 

@@ -10,14 +10,8 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { textTurn, toolCallTurn } from '../support/scripted-model-server.js';
 import { startAppHost, type AppHost } from './support/app-host.js';
-import {
-  byTestId,
-  pageErrors,
-  pairDevice,
-  submitTask,
-  until,
-  visible,
-} from './support/app-page.js';
+import { byTestId, pageErrors, pairDevice, submitTask, visible } from './support/app-page.js';
+import { until } from '../support/wait.js';
 import { IPHONE, launchChromium, openDevice, type Device } from './support/chromium.js';
 import { readStore, storeEvents, storeToolCalls } from './support/store-reader.js';
 

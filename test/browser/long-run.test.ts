@@ -6,14 +6,8 @@
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startAppHost, type AppHost } from './support/app-host.js';
-import {
-  byTestId,
-  pairDevice,
-  submitTask,
-  toolCardIds,
-  until,
-  visible,
-} from './support/app-page.js';
+import { byTestId, pairDevice, submitTask, toolCardIds, visible } from './support/app-page.js';
+import { until } from '../support/wait.js';
 import { launchChromium, openDevice, type Device } from './support/chromium.js';
 import { storeToolCalls } from './support/store-reader.js';
 import { textTurn, toolCallTurn } from '../support/scripted-model-server.js';

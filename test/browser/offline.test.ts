@@ -15,9 +15,9 @@ import {
   pageErrors,
   pairDevice,
   submitTask,
-  until,
   visible,
 } from './support/app-page.js';
+import { until } from '../support/wait.js';
 import { IPHONE, launchChromium, openDevice, type Device } from './support/chromium.js';
 import { storeEvents, storeRuns, type StoredRunFacts } from './support/store-reader.js';
 
@@ -110,7 +110,7 @@ describe('the app offline', () => {
       'the run to finish on the host',
       () => storeRuns(app.dataDir).filter((candidate) => candidate.text === text),
       (runs) => runs.length > 0 && runs[0]!.state === 'succeeded',
-      30_000,
+      { timeout: 30_000 },
     );
     await visible(byTestId(phone.page, 'run-row', { 'run-id': run!.id, state: 'succeeded' }));
     await byTestId(phone.page, 'outbox-item')
@@ -162,7 +162,7 @@ describe('the app offline', () => {
       'the banner to show the host again',
       () => byTestId(phone.page, 'connection-banner').getAttribute('data-status'),
       (now) => now === 'live' || now === 'host-restarted',
-      30_000,
+      { timeout: 30_000 },
     );
     await byTestId(phone.page, 'stale-marker').waitFor({ state: 'hidden' });
   }, 90_000);

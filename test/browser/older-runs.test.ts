@@ -12,7 +12,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TetherClient } from '../../remote/client/index.js';
 import { FileStorage, nodeWebSocketFactory } from '../../remote/client/node/index.js';
 import { startAppHost, type AppHost } from './support/app-host.js';
-import { byTestId, pairDevice, until } from './support/app-page.js';
+import { byTestId, pairDevice } from './support/app-page.js';
+import { until } from '../support/wait.js';
 import { launchChromium, openDevice, type Device } from './support/chromium.js';
 import { textTurn } from '../support/scripted-model-server.js';
 

@@ -8,7 +8,8 @@
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startAppHost, type AppHost } from './support/app-host.js';
-import { byTestId, pairDevice, until, visible } from './support/app-page.js';
+import { byTestId, pairDevice, visible } from './support/app-page.js';
+import { until } from '../support/wait.js';
 import { IPHONE, launchChromium, openDevice, type Device } from './support/chromium.js';
 import { startCutOffProxy, type CutOffProxy } from './support/cut-off-proxy.js';
 
@@ -44,7 +45,7 @@ describe('the page coming back into view', () => {
       `a wait of at least ${LONG_WAIT_S} s`,
       () => banner.textContent(),
       (text) => Number(/ in (\d+) s/.exec(text ?? '')?.[1] ?? 0) >= LONG_WAIT_S,
-      90_000,
+      { timeout: 90_000 },
     );
     const shownAt = Date.now();
     proxy.restore();
@@ -53,7 +54,7 @@ describe('the page coming back into view', () => {
       'the banner to say live',
       () => banner.getAttribute('data-status'),
       (status) => status === 'live',
-      10_000,
+      { timeout: 10_000 },
     );
     // The timer alone would have waited about the announced seconds (less the few ms
     // between its start and the banner being read).

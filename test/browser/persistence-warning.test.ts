@@ -14,14 +14,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RawChannel, pairDevice as pairRawDevice } from '../support/raw-channel.js';
 import { textTurn } from '../support/scripted-model-server.js';
 import { startAppHost, type AppHost } from './support/app-host.js';
-import {
-  byTestId,
-  openSubmitForm,
-  pageErrors,
-  pairDevice,
-  until,
-  visible,
-} from './support/app-page.js';
+import { byTestId, openSubmitForm, pageErrors, pairDevice, visible } from './support/app-page.js';
+import { until } from '../support/wait.js';
 import { IPHONE, launchChromium, openDevice, type Device } from './support/chromium.js';
 import { readStore, storeRuns } from './support/store-reader.js';
 

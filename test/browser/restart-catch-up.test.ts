@@ -20,9 +20,9 @@ import {
   pairDevice,
   submitTask,
   toolCardIds,
-  until,
   visible,
 } from './support/app-page.js';
+import { until } from '../support/wait.js';
 import { IPHONE, launchChromium, openDevice, type Device } from './support/chromium.js';
 import { startCutOffProxy, type CutOffProxy } from './support/cut-off-proxy.js';
 import { storeEvents, storeRuns, storeToolCalls } from './support/store-reader.js';
@@ -74,7 +74,7 @@ async function expectCaughtUp(runId: string, status: 'live' | 'host-restarted'):
     `the banner to say ${status}`,
     () => byTestId(phone.page, 'connection-banner').getAttribute('data-status'),
     (shown) => shown === 'live' || shown === 'host-restarted',
-    45_000,
+    { timeout: 45_000 },
   );
   expect(await byTestId(phone.page, 'connection-banner').getAttribute('data-status')).toBe(status);
   await visible(
@@ -147,14 +147,14 @@ describe('the page catching up after being cut off', () => {
       'Approve to be enabled on the laptop',
       () => byTestId(card, 'approval-approve').isEnabled(),
       (enabled) => enabled,
-      30_000,
+      { timeout: 30_000 },
     );
     await byTestId(card, 'approval-approve').click();
     await until(
       'the run to finish on the host',
       () => storeEvents(app.dataDir, runId).map((event) => event.type),
       (types) => types.includes('session.idle'),
-      30_000,
+      { timeout: 30_000 },
     );
     const stored = storeToolCalls(app.dataDir, runId);
     expect(stored.map((call) => [call.name, call.state])).toEqual([
@@ -203,7 +203,7 @@ describe('the page catching up after being cut off', () => {
       'the run to make its later tool calls',
       () => storeToolCalls(app.dataDir, runId).length,
       (count) => count === 4,
-      30_000,
+      { timeout: 30_000 },
     );
     expect((await toolCardIds(phone.page)).length).toBeLessThan(4);
 

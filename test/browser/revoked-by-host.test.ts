@@ -7,7 +7,8 @@
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startAppHost, type AppHost } from './support/app-host.js';
-import { byTestId, pageErrors, pairDevice, until, visible } from './support/app-page.js';
+import { byTestId, pageErrors, pairDevice, visible } from './support/app-page.js';
+import { until } from '../support/wait.js';
 import { IPHONE, launchChromium, openDevice, type Device } from './support/chromium.js';
 import { storeDevices, storeEvents } from './support/store-reader.js';
 

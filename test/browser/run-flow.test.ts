@@ -16,9 +16,9 @@ import {
   pairDevice,
   submitTask,
   toolCardIds,
-  until,
   visible,
 } from './support/app-page.js';
+import { until } from '../support/wait.js';
 import {
   IPHONE,
   launchChromium,

@@ -16,14 +16,9 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { Event } from '../../protocol/index.js';
 import { TetherClient } from '../../remote/client/index.js';
 import { FileStorage, nodeWebSocketFactory } from '../../remote/client/node/index.js';
-import {
-  groupAlive,
-  MARK_SCRIPT,
-  startFaultHost,
-  until,
-  type FaultHost,
-} from '../support/fault-host.js';
+import { groupAlive, MARK_SCRIPT, startFaultHost, type FaultHost } from '../support/fault-host.js';
 import { textTurn, toolCallTurn } from '../support/scripted-model-server.js';
+import { until } from '../support/wait.js';
 
 const RUNS = 200;
 /** Chance that a run's submission is followed by a kill, and the latest moment for it. */
@@ -102,11 +97,9 @@ describe('the crash loop', () => {
     let kills = 0;
     let continuations = 0;
     const settled = (runId: string) =>
-      until(
-        `session.idle of ${runId}`,
-        () => (idle.has(runId) ? finished.get(runId) : undefined),
-        60_000,
-      );
+      until(`session.idle of ${runId}`, () => (idle.has(runId) ? finished.get(runId) : undefined), {
+        timeout: 60_000,
+      });
     for (let index = 0; index < RUNS; index++) {
       const tag = `run-${index}`;
       host.model.push(
@@ -129,7 +122,7 @@ describe('the crash loop', () => {
         await until(
           `tool.started or the end of ${target}`,
           () => (started.has(target) || idle.has(target) ? true : undefined),
-          60_000,
+          { timeout: 60_000 },
         );
       }
       if (kill) {

@@ -18,7 +18,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { digest } from '../../protocol/index.js';
-import { startFaultHost, markCommand, until, type FaultHost } from '../support/fault-host.js';
+import { startFaultHost, markCommand, type FaultHost } from '../support/fault-host.js';
+import { until } from '../support/wait.js';
 import { textTurn, toolCallTurn, type StreamTurn } from '../support/scripted-model-server.js';
 
 let fault: FaultHost | undefined;

@@ -9,7 +9,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { groupAlive, startFaultHost, until, type FaultHost } from '../support/fault-host.js';
+import { groupAlive, startFaultHost, type FaultHost } from '../support/fault-host.js';
+import { until } from '../support/wait.js';
 import { textTurn, toolCallTurn } from '../support/scripted-model-server.js';
 
 // A background sleep (same process group) whose pid is written down, then a foreground one.
@@ -126,6 +127,7 @@ describe('process groups left by a killed host', () => {
     await until('recovery', () =>
       host.typesOf(runId).includes('session.idle') ? true : undefined,
     );
+    // A fixed wait on purpose: nothing must kill the group, so watch it for a while.
     await new Promise((resolve) => setTimeout(resolve, 1500));
     expect(groupAlive(pgid)).toBe(true);
     expect(toolCallState(host, runId)).toBe('unknown');

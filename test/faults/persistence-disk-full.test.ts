@@ -35,6 +35,7 @@ import {
   toolCallTurn,
   type ScriptedModelServer,
 } from '../support/scripted-model-server.js';
+import { until } from '../support/wait.js';
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -72,19 +73,6 @@ const isStatus =
   (persistence: 'ok' | 'failed') =>
   (message: Message): message is Message & { t: 'status' } =>
     message.t === 'status' && message.persistence === persistence;
-
-async function eventually<T>(
-  read: () => Promise<T>,
-  ok: (value: T) => boolean,
-  timeoutMs = 20_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (ok(value) || Date.now() > deadline) return value;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
 
 interface DiskControl {
   /** How the store is made to fail: `max_page_count` or a full tmpfs. */
@@ -191,6 +179,8 @@ async function diskFullDuringARun(
   }
 
   // The command A was running is stopped: its effect never happens, no model request starts.
+  // A fixed wait on purpose: nothing must happen, and the command would have touched its
+  // marker 3 s after it started, so the wait outlasts that.
   await new Promise((resolve) => setTimeout(resolve, 4_500));
   expect(existsSync(marker)).toBe(false);
   expect(model.requests.length).toBe(requestsBefore);
@@ -212,10 +202,12 @@ async function diskFullDuringARun(
   expect(afterA.run.state).toBe('interrupted');
   expect(afterA.toolCalls.map((call) => call.state)).toEqual(['unknown']);
   expect(afterA.toolCalls[0]?.result?.summary).toMatch(/store could not commit/);
-  const finishedC = await eventually(
+  const finishedC = await until(
+    'run C to succeed',
     async () =>
       ((await channel.call('run.get', { runId: runC })) as { run: { state: string } }).run.state,
     (state) => state === 'succeeded',
+    { interval: 100 },
   );
   expect(finishedC).toBe('succeeded');
   model.push(textTurn('b is done'));

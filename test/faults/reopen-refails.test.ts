@@ -15,18 +15,15 @@ import { LiveHub } from '../../host/runtime/live-hub.js';
 import { PersistenceHealth } from '../../host/runtime/persistence-health.js';
 import { RunScheduler } from '../../host/runtime/run-scheduler.js';
 import { isPersistenceFailed, Store } from '../../host/store/index.js';
+import { until } from '../support/wait.js';
 
 const cleanups: (() => void)[] = [];
 afterEach(() => {
   for (const cleanup of cleanups.splice(0).reverse()) cleanup();
 });
 
-async function eventually(done: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 15_000;
-  while (!done()) {
-    if (Date.now() > deadline) throw new Error(`gave up waiting: ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+function eventually(done: () => boolean, what: string): Promise<true> {
+  return until(what, () => (done() ? true : undefined), { timeout: 15_000, interval: 20 });
 }
 
 describe('the persistence probe after reopening', () => {

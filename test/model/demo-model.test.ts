@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { startHost, type RunningHost } from '../../host/cli/start-host.js';
 import { pairDevice, RawChannel } from '../support/raw-channel.js';
+import { until } from '../support/wait.js';
 
 let root: string;
 let host: RunningHost;
@@ -31,14 +32,13 @@ const RunView = z.looseObject({
   ),
 });
 
-async function runView(runId: string, done: (view: z.infer<typeof RunView>) => boolean) {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const view = RunView.parse(await channel.call('run.get', { runId }));
-    if (done(view)) return view;
-    if (Date.now() > deadline) throw new Error(`gave up: ${JSON.stringify(view.run)}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+function runView(runId: string, done: (view: z.infer<typeof RunView>) => boolean) {
+  return until(
+    `run ${runId} to get there`,
+    async () => RunView.parse(await channel.call('run.get', { runId })),
+    done,
+    { timeout: 30_000, interval: 100 },
+  );
 }
 
 beforeAll(async () => {

@@ -10,7 +10,8 @@ import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { startFaultHost, until, type FaultHost } from '../support/fault-host.js';
+import { startFaultHost, type FaultHost } from '../support/fault-host.js';
+import { until } from '../support/wait.js';
 import { textTurn, toolCallTurn } from '../support/scripted-model-server.js';
 
 /** The rules docs/policy.md showed as its example before this issue. */

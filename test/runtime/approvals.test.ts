@@ -189,6 +189,7 @@ describe('approvals bound to the input', () => {
   it('approve after expiry: approval_expired; the expiry denied it and the run went on', async () => {
     harness = await startHarness({ runtime: { tools, limits: { approvalTtlMs: 50 } } });
     const parked = await parkedRun();
+    // A fixed wait on purpose: the answer must come after the 50 ms TTL, whoever expires it.
     await new Promise((resolve) => setTimeout(resolve, 80));
     expect(
       codeOf(() =>

@@ -9,6 +9,7 @@ import {
   type ToolDefinition,
 } from '../../host/tools/index.js';
 import { textTurn, toolCallTurn } from '../support/scripted-model-server.js';
+import { until } from '../support/wait.js';
 import { commandId, startHarness, type Harness } from './harness.js';
 
 let harness: Harness;
@@ -134,14 +135,11 @@ describe('run_command through policy and approval', () => {
       await harness.runtime.whenIdle();
       const approval = harness.runtime.getRun(runId).approvals[0]!;
       approve(approval);
-      for (
-        let i = 0;
-        i < 200 && harness.store.tools.getToolCall(approval.toolCallId)?.processGroup == null;
-        i++
-      ) {
-        await new Promise((resolve) => setTimeout(resolve, 10));
-      }
-      const pgid = harness.store.tools.getToolCall(approval.toolCallId)!.processGroup!;
+      const pgid = await until(
+        'the command’s process group',
+        () => harness.store.tools.getToolCall(approval.toolCallId)?.processGroup ?? undefined,
+        { timeout: 2_000, interval: 10 },
+      );
       harness.runtime.cancel({ commandId: commandId(), runId }, 'dev');
       await harness.runtime.whenIdle();
       expect(harness.runtime.getRun(runId).run.state).toBe('cancelled');

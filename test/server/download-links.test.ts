@@ -17,6 +17,7 @@ import { DownloadLinks } from '../../host/server/index.js';
 import { TetherClient } from '../../remote/client/index.js';
 import { FileStorage, nodeWebSocketFactory } from '../../remote/client/node/index.js';
 import { pairDevice, RawChannel } from '../support/raw-channel.js';
+import { until } from '../support/wait.js';
 import {
   startScriptedModelServer,
   textTurn,
@@ -46,16 +47,6 @@ const RunView = z.looseObject({
   ),
   artifacts: z.array(z.looseObject({ id: z.string(), name: z.string() })),
 });
-
-async function until<T>(read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`gave up waiting: ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 async function adminOffer(): Promise<string> {
   const file = z
@@ -112,6 +103,7 @@ beforeAll(async () => {
     }),
   );
   const waiting = await until(
+    'a pending approval',
     async () => RunView.parse(await channel.call('run.get', { runId })),
     (view) => view.approvals.some((approval) => approval.state === 'pending'),
   );
@@ -124,6 +116,7 @@ beforeAll(async () => {
     decision: 'approve',
   });
   const done = await until(
+    'the run to succeed',
     async () => RunView.parse(await channel.call('run.get', { runId })),
     (view) => view.run.state === 'succeeded',
   );

@@ -11,6 +11,7 @@ import type { PairedHost } from '../../pairing/index.js';
 import { startHostProcess, type HostProcess } from './host-process.js';
 import { pairDevice, RawChannel } from './raw-channel.js';
 import { startScriptedModelServer, type ScriptedModelServer } from './scripted-model-server.js';
+import { until } from './wait.js';
 
 /**
  * The workspace script every fault test's commands run: prints a line, then appends its
@@ -94,21 +95,6 @@ const EventRow = z.object({
   payload_json: z.string(),
 });
 
-/** Polls `check` every 25 ms until it returns something other than undefined. */
-export async function until<T>(
-  what: string,
-  check: () => T | undefined,
-  timeoutMs = 20_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
-
 export async function startFaultHost(options: FaultHostOptions = {}): Promise<FaultHost> {
   const model = await startScriptedModelServer();
   const scripts = { 'mark.sh': MARK_SCRIPT, ...options.scripts };
@@ -166,7 +152,9 @@ export async function startFaultHost(options: FaultHostOptions = {}): Promise<Fa
       return channel;
     },
     async died(timeoutMs = 20_000) {
-      const exit = await until('the host to exit', () => host.exit() ?? undefined, timeoutMs);
+      const exit = await until('the host to exit', () => host.exit() ?? undefined, {
+        timeout: timeoutMs,
+      });
       if (exit.signal !== 'SIGKILL') {
         throw new Error(
           `the host ended by ${exit.signal ?? `exit code ${exit.code}`}, not SIGKILL:\n${host.output()}`,
@@ -174,7 +162,9 @@ export async function startFaultHost(options: FaultHostOptions = {}): Promise<Fa
       }
       // stderr may still be draining when the exit is reported.
       const line = `fault point ${options.point} reached: killing`;
-      await until(line, () => (host.output().includes(line) ? true : undefined), 2_000);
+      await until(line, () => (host.output().includes(line) ? true : undefined), {
+        timeout: 2_000,
+      });
     },
     async restartClean() {
       channel.socket.socket.terminate();

@@ -24,24 +24,6 @@ export async function visible(locator: Locator): Promise<Locator> {
   return locator;
 }
 
-/** Polls `read` in Node until `check` holds; fails naming `what` after `timeoutMs`. */
-export async function until<T>(
-  what: string,
-  read: () => T | Promise<T>,
-  check: (value: T) => boolean,
-  timeoutMs = 20_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (check(value)) return value;
-    if (Date.now() > deadline) {
-      throw new Error(`timed out waiting for ${what}; last value: ${JSON.stringify(value)}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
 /** What pairing showed: the SAS on the page and the one the host computed. */
 export interface Paired {
   pageSas: string;
