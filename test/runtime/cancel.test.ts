@@ -4,10 +4,15 @@ import type { ModelAdapter } from '../../host/model/index.js';
 import type { ModelStreamEvent } from '../../host/model/testing.js';
 import { readOnlyTools, type ToolDefinition } from '../../host/tools/index.js';
 import { defineTool } from '../../host/tools/testing.js';
-import { textTurn, toolCallTurn } from '../support/scripted-model-server.js';
+import {
+  fakeTextTurn,
+  fakeToolCallTurn,
+  type InProcessModel,
+} from '../support/in-process-model.js';
+import { until } from '../support/wait.js';
 import { commandId, startHarness, type Harness } from './harness.js';
 
-let harness: Harness;
+let harness: Harness<InProcessModel>;
 afterEach(async () => harness?.close());
 
 /** A tool that runs until it is aborted, and says when it started. */
@@ -32,23 +37,18 @@ function blockingTool(started: () => void): ToolDefinition<unknown> {
   });
 }
 
-function until(predicate: () => boolean): Promise<void> {
-  return new Promise((resolve) => {
-    const check = () => (predicate() ? resolve() : setTimeout(check, 5));
-    check();
-  });
-}
-
 describe('cancel', () => {
   it('while the model streams: aborts the request and ends cancelled, no tool', async () => {
-    harness = await startHarness();
-    harness.model.push({ ...textTurn(['a', 'b', 'c']), stallAfter: 2 });
+    harness = await startHarness({ model: 'in-process' });
+    harness.model.push({ ...fakeTextTurn(['a', 'b', 'c']), stallAfter: 2 });
     const { runId } = harness.runtime.submit(
       { commandId: commandId(), input: { text: 'x' } },
       'dev',
     );
-    await until(
-      () => harness.typesOf(runId).includes('model.request') && harness.model.requests.length === 1,
+    await until('the model request to stream', () =>
+      harness.typesOf(runId).includes('model.request') && harness.model.requests.length === 1
+        ? true
+        : undefined,
     );
     const result = harness.runtime.cancel({ commandId: commandId(), runId }, 'dev');
     expect(result).toEqual({ state: 'cancelling' });
@@ -67,14 +67,15 @@ describe('cancel', () => {
   it('while a tool runs: aborts it and records it cancelled', async () => {
     let started = false;
     harness = await startHarness({
+      model: 'in-process',
       runtime: { tools: [...readOnlyTools, blockingTool(() => (started = true))] },
     });
-    harness.model.push(toolCallTurn([{ id: 'w', name: 'wait_forever', arguments: '{}' }]));
+    harness.model.push(fakeToolCallTurn([{ id: 'w', name: 'wait_forever', arguments: '{}' }]));
     const { runId } = harness.runtime.submit(
       { commandId: commandId(), input: { text: 'x' } },
       'dev',
     );
-    await until(() => started);
+    await until('the tool to start', () => started || undefined);
     harness.runtime.cancel({ commandId: commandId(), runId }, 'dev');
     await harness.runtime.whenIdle();
     const run = harness.runtime.getRun(runId);
@@ -93,12 +94,13 @@ describe('cancel', () => {
   it('while queued: ends at once, never starts, and a cancel of a finished run answers its state', async () => {
     let started = false;
     harness = await startHarness({
+      model: 'in-process',
       runtime: { tools: [blockingTool(() => (started = true))] },
     });
-    harness.model.push(toolCallTurn([{ id: 'w', name: 'wait_forever', arguments: '{}' }]));
+    harness.model.push(fakeToolCallTurn([{ id: 'w', name: 'wait_forever', arguments: '{}' }]));
     const first = harness.runtime.submit({ commandId: commandId(), input: { text: 'a' } }, 'dev');
     const second = harness.runtime.submit({ commandId: commandId(), input: { text: 'b' } }, 'dev');
-    await until(() => started);
+    await until('the tool to start', () => started || undefined);
     expect(harness.runtime.getRun(second.runId).run.state).toBe('queued');
     expect(harness.runtime.cancel({ commandId: commandId(), runId: second.runId }, 'dev')).toEqual({
       state: 'cancelled',
@@ -136,6 +138,7 @@ describe('cancel', () => {
       },
     };
     harness = await startHarness({
+      model: 'in-process',
       runtime: {
         model: { adapter: stubborn, name: 'm', available: ['m'] },
         tools: [blockingTool(() => (executed = true))],
@@ -145,7 +148,9 @@ describe('cancel', () => {
       { commandId: commandId(), input: { text: 'x' } },
       'dev',
     );
-    await until(() => harness.typesOf(runId).includes('model.request'));
+    await until('the model request', () =>
+      harness.typesOf(runId).includes('model.request') ? true : undefined,
+    );
     harness.runtime.cancel({ commandId: commandId(), runId }, 'dev');
     release();
     await harness.runtime.whenIdle();
@@ -160,16 +165,19 @@ describe('cancel', () => {
 
   it('stops the host gracefully: active runs cancelled, host.stopping recorded', async () => {
     let started = false;
-    harness = await startHarness({ runtime: { tools: [blockingTool(() => (started = true))] } });
+    harness = await startHarness({
+      model: 'in-process',
+      runtime: { tools: [blockingTool(() => (started = true))] },
+    });
     harness.model.push(
-      toolCallTurn([{ id: 'w', name: 'wait_forever', arguments: '{}' }]),
-      textTurn('x'),
+      fakeToolCallTurn([{ id: 'w', name: 'wait_forever', arguments: '{}' }]),
+      fakeTextTurn('x'),
     );
     const { runId } = harness.runtime.submit(
       { commandId: commandId(), input: { text: 'x' } },
       'dev',
     );
-    await until(() => started);
+    await until('the tool to start', () => started || undefined);
     await harness.runtime.stop(5_000);
     expect(harness.runtime.getRun(runId).run.state).toBe('cancelled');
     expect(harness.events.at(-1)?.type).toBe('host.stopping');
@@ -178,9 +186,10 @@ describe('cancel', () => {
   it('ends a run past its wall time as failed, stopping the tool it was running', async () => {
     let started = false;
     harness = await startHarness({
+      model: 'in-process',
       runtime: { tools: [blockingTool(() => (started = true))], limits: { runWallTimeMs: 100 } },
     });
-    harness.model.push(toolCallTurn([{ id: 'w', name: 'wait_forever', arguments: '{}' }]));
+    harness.model.push(fakeToolCallTurn([{ id: 'w', name: 'wait_forever', arguments: '{}' }]));
     const { runId } = harness.runtime.submit(
       { commandId: commandId(), input: { text: 'x' } },
       'dev',

@@ -1,6 +1,7 @@
 /**
- * A runtime on a real SQLite file in a temp folder, talking over HTTP to the scripted
- * model server, with a real workspace folder.
+ * A runtime on a real SQLite file in a temp folder, with a real workspace folder, talking
+ * over HTTP to the scripted model server, or (`model: 'in-process'`) to the in-process
+ * model fake for tests of the loop's logic alone.
  */
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,24 +12,28 @@ import { type ModelAdapterConfig } from '../../host/model/testing.js';
 import { Runtime } from '../../host/runtime/index.js';
 import { type RuntimeOptions } from '../../host/runtime/testing.js';
 import { Store } from '../../host/store/index.js';
+import { createInProcessModel, type InProcessModel } from '../support/in-process-model.js';
 import {
   startScriptedModelServer,
   type ScriptedModelServer,
 } from '../support/scripted-model-server.js';
 
-export interface Harness {
+export interface Harness<Model = ScriptedModelServer> {
   dataDir: string;
   workspace: string;
   store: Store;
   runtime: Runtime;
-  model: ScriptedModelServer;
+  model: Model;
   /** Every committed event since the harness started, in commit order. */
   events: Event[];
   /** Event types of one run, in order. */
   typesOf(runId: string): string[];
   /** Closes and reopens the store and runtime on the same files (a host restart). */
   restart(options?: Partial<RuntimeOptions>): Promise<void>;
+  /** Waits for the runtime to go idle, closes the store and model, removes the folders. */
   close(): Promise<void>;
+  /** {@link Harness.close}, for `await using`. */
+  [Symbol.asyncDispose](): Promise<void>;
 }
 
 let counter = 0;
@@ -38,29 +43,39 @@ export function commandId(): string {
   return `cmd-test-${process.pid}-${counter}-${Date.now()}`;
 }
 
+interface HarnessOptions {
+  runtime?: Partial<RuntimeOptions>;
+  adapter?: Partial<ModelAdapterConfig>;
+  withModel?: boolean;
+  start?: boolean;
+}
+
+export function startHarness(
+  options: HarnessOptions & { model: 'in-process' },
+): Promise<Harness<InProcessModel>>;
+export function startHarness(options?: HarnessOptions & { model?: 'http' }): Promise<Harness>;
 export async function startHarness(
-  options: {
-    runtime?: Partial<RuntimeOptions>;
-    adapter?: Partial<ModelAdapterConfig>;
-    withModel?: boolean;
-    start?: boolean;
-  } = {},
-): Promise<Harness> {
+  options: HarnessOptions & { model?: 'http' | 'in-process' } = {},
+): Promise<Harness<ScriptedModelServer | InProcessModel>> {
   const root = realpathSync(mkdtempSync(join(tmpdir(), 'tether-runtime-')));
   const dataDir = join(root, 'data');
   const workspace = join(root, 'workspace');
   mkdirSync(join(workspace, 'src'), { recursive: true });
   writeFileSync(join(workspace, 'README.md'), '# Demo\nA small project.\n');
   writeFileSync(join(workspace, 'src', 'main.ts'), 'console.log("hi");\n');
-  const model = await startScriptedModelServer();
-  const adapter = createModelAdapter({
-    baseUrl: model.baseUrl,
-    apiKey: 'test-key',
-    provider: 'generic',
-    retryBaseDelayMs: 5,
-    retryMaxDelayMs: 50,
-    ...options.adapter,
-  });
+  const model =
+    options.model === 'in-process' ? createInProcessModel() : await startScriptedModelServer();
+  const adapter =
+    'baseUrl' in model
+      ? createModelAdapter({
+          baseUrl: model.baseUrl,
+          apiKey: 'test-key',
+          provider: 'generic',
+          retryBaseDelayMs: 5,
+          retryMaxDelayMs: 50,
+          ...options.adapter,
+        })
+      : model;
   const events: Event[] = [];
   const makeRuntime = async (extra: Partial<RuntimeOptions> = {}, start = true) => {
     const store = await Store.open({ dataDir });
@@ -78,7 +93,7 @@ export async function startHarness(
     return { store, runtime };
   };
   let current = await makeRuntime({}, options.start !== false);
-  const harness: Harness = {
+  const harness: Harness<ScriptedModelServer | InProcessModel> = {
     dataDir,
     workspace,
     model,
@@ -98,9 +113,10 @@ export async function startHarness(
     async close() {
       await current.runtime.whenIdle();
       current.store.close();
-      await model.close();
+      if ('close' in model) await model.close();
       rmSync(root, { recursive: true, force: true });
     },
+    [Symbol.asyncDispose]: () => harness.close(),
   };
   return harness;
 }

@@ -1,37 +1,40 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Event } from '../../protocol/index.js';
-import { textTurn, toolCallTurn } from '../support/scripted-model-server.js';
+import {
+  fakeTextTurn,
+  fakeToolCallTurn,
+  type InProcessModel,
+} from '../support/in-process-model.js';
+import { until } from '../support/wait.js';
 import { commandId, startHarness, type Harness } from './harness.js';
 
-let harness: Harness;
+let harness: Harness<InProcessModel>;
 afterEach(async () => harness?.close());
 
 function scriptBusyRun(turns: number): void {
   for (let i = 0; i < turns; i++) {
     harness.model.push({
-      ...toolCallTurn([{ id: `c${i}`, name: 'list_directory', arguments: '{"path":"src"}' }]),
+      ...fakeToolCallTurn([{ id: `c${i}`, name: 'list_directory', arguments: '{"path":"src"}' }]),
       delayMs: 2,
     });
   }
-  harness.model.push({ ...textTurn(['done ', 'now']), delayMs: 2 });
-}
-
-function waitFor(predicate: () => boolean): Promise<void> {
-  return new Promise((resolve) => {
-    const check = () => (predicate() ? resolve() : setTimeout(check, 2));
-    check();
-  });
+  harness.model.push({ ...fakeTextTurn(['done ', 'now']), delayMs: 2 });
 }
 
 describe('subscriptions from a cursor', () => {
   it('replays from the cursor then goes live: exactly the committed events, in order, once', async () => {
-    harness = await startHarness();
+    harness = await startHarness({ model: 'in-process' });
     scriptBusyRun(6);
     const { runId } = harness.runtime.submit(
       { commandId: commandId(), input: { text: 'x' } },
       'dev',
     );
-    await waitFor(() => harness.typesOf(runId).filter((t) => t === 'tool.finished').length >= 2);
+    await until(
+      'two tool.finished',
+      () =>
+        harness.typesOf(runId).filter((t) => t === 'tool.finished').length >= 2 ? true : undefined,
+      { interval: 2 },
+    );
     const cursor = harness.events.at(-3)!.seq;
 
     const received: Event[] = [];
@@ -48,13 +51,17 @@ describe('subscriptions from a cursor', () => {
   });
 
   it('answers a snapshot with its cursor when asked without one, and misses nothing after it', async () => {
-    harness = await startHarness();
+    harness = await startHarness({ model: 'in-process' });
     scriptBusyRun(5);
     const { runId } = harness.runtime.submit(
       { commandId: commandId(), input: { text: 'x' } },
       'dev',
     );
-    await waitFor(() => harness.typesOf(runId).includes('tool.finished'));
+    await until(
+      'a tool.finished',
+      () => (harness.typesOf(runId).includes('tool.finished') ? true : undefined),
+      { interval: 2 },
+    );
 
     const subscription = harness.runtime.subscribe({ scope: { runId } }, 'dev');
     expect(subscription.mode).toBe('snapshot');
@@ -80,8 +87,8 @@ describe('subscriptions from a cursor', () => {
   });
 
   it('falls back to a snapshot when the cursor is beyond the replay window or ahead of the head', async () => {
-    harness = await startHarness();
-    harness.model.push(textTurn('a'));
+    harness = await startHarness({ model: 'in-process' });
+    harness.model.push(fakeTextTurn('a'));
     harness.runtime.submit({ commandId: commandId(), input: { text: 'x' } }, 'dev');
     await harness.runtime.whenIdle();
     const head = harness.store.events.head();
