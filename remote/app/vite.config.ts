@@ -19,6 +19,13 @@ export default defineConfig({
     target: 'es2022',
     // The icons are small files: as data: URLs they would only grow the bundle.
     assetsInlineLimit: 0,
+    rolldownOptions: {
+      output: {
+        // Everything the first load imports in one chunk (not split by what the lazy
+        // screens share with it): one script to fetch, gzipped as a whole.
+        codeSplitting: { groups: [{ name: 'app', tags: ['$initial'] }] },
+      },
+    },
   },
   plugins: [
     preact(),

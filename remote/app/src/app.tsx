@@ -7,15 +7,24 @@ import { useEffect, useState } from 'preact/hooks';
 import { ConnectionBanner } from './components/connection-banner.js';
 import { NavBar } from './components/nav-bar.js';
 import { PersistenceWarnings } from './components/persistence-warnings.js';
-import { ApprovalsScreen } from './screens/approvals-screen.js';
-import { DevicesScreen } from './screens/devices-screen.js';
+import { lazyScreen } from './screens/lazy-screen.js';
 import { PairScreen } from './screens/pair-screen.js';
-import { RunScreen } from './screens/run-screen.js';
 import { RunsScreen } from './screens/runs-screen.js';
-import { SubmitScreen } from './screens/submit-screen.js';
 import type { AppModel } from './state/app-model.js';
 import { ModelContext, useAppView, useModel } from './state/app-context.js';
 import { navigate, useRoute } from './state/route-hook.js';
+
+// The first load pairs and lists runs; every other screen is its own chunk.
+const RunScreen = lazyScreen(() => import('./screens/run-screen.js').then((m) => m.RunScreen));
+const SubmitScreen = lazyScreen(() =>
+  import('./screens/submit-screen.js').then((m) => m.SubmitScreen),
+);
+const ApprovalsScreen = lazyScreen(() =>
+  import('./screens/approvals-screen.js').then((m) => m.ApprovalsScreen),
+);
+const DevicesScreen = lazyScreen(() =>
+  import('./screens/devices-screen.js').then((m) => m.DevicesScreen),
+);
 
 export interface AppProps {
   model: AppModel;
