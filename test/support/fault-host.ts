@@ -6,11 +6,11 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { z } from 'zod';
 import type { PairedHost } from '../../pairing/index.js';
 import { startHostProcess, type HostProcess } from './host-process.js';
 import { pairDevice, RawChannel } from './raw-channel.js';
 import { startScriptedModelServer, type ScriptedModelServer } from './scripted-model-server.js';
+import { readStoredEvents, type StoredEvent } from './store-events.js';
 import { until } from './wait.js';
 
 /**
@@ -46,18 +46,6 @@ export interface FaultHostOptions {
   config?: Record<string, unknown>;
 }
 
-/** An event row of the store, as the wire shows it. */
-export interface StoredEvent {
-  seq: number;
-  id: string;
-  type: string;
-  at: number;
-  sessionId: string | null;
-  runId: string | null;
-  toolCallId: string | null;
-  payload: unknown;
-}
-
 export interface FaultHost {
   readonly host: HostProcess;
   readonly model: ScriptedModelServer;
@@ -84,16 +72,6 @@ export interface FaultHost {
   markerLines(): string[];
   dispose(): Promise<void>;
 }
-
-const EventRow = z.object({
-  seq: z.number(),
-  type: z.string(),
-  at: z.number(),
-  session_id: z.string().nullable(),
-  run_id: z.string().nullable(),
-  tool_call_id: z.string().nullable(),
-  payload_json: z.string(),
-});
 
 export async function startFaultHost(options: FaultHostOptions = {}): Promise<FaultHost> {
   const model = await startScriptedModelServer();
@@ -128,20 +106,7 @@ export async function startFaultHost(options: FaultHostOptions = {}): Promise<Fa
       db.close();
     }
   };
-  const events = (): StoredEvent[] =>
-    query((db) => db.prepare('SELECT * FROM events ORDER BY seq').all()).map((raw) => {
-      const row = EventRow.parse(raw);
-      return {
-        seq: row.seq,
-        id: `evt_${row.seq}`,
-        type: row.type,
-        at: row.at,
-        sessionId: row.session_id,
-        runId: row.run_id,
-        toolCallId: row.tool_call_id,
-        payload: JSON.parse(row.payload_json) as unknown,
-      };
-    });
+  const events = (): StoredEvent[] => readStoredEvents(host.dataDir);
   const marker = join(host.workspace, 'marker.txt');
 
   return {

@@ -6,6 +6,9 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { z } from 'zod';
 
+/** The store's events, in seq order, of one run or of every run. */
+export { readStoredEvents as storeEvents } from '../../support/store-events.js';
+
 /** Runs `read` on a fresh read-only connection to `<dataDir>/tether.db`. */
 export function readStore<T>(dataDir: string, read: (db: Database.Database) => T): T {
   const db = new Database(join(dataDir, 'tether.db'), { readonly: true, fileMustExist: true });
@@ -14,50 +17,6 @@ export function readStore<T>(dataDir: string, read: (db: Database.Database) => T
   } finally {
     db.close();
   }
-}
-
-const EventRow = z.object({
-  seq: z.number(),
-  type: z.string(),
-  run_id: z.string().nullable(),
-  tool_call_id: z.string().nullable(),
-  payload_json: z.string(),
-});
-
-/** One stored event, its payload parsed. */
-export interface StoredEvent {
-  seq: number;
-  type: string;
-  runId: string | null;
-  toolCallId: string | null;
-  payload: Record<string, unknown>;
-}
-
-const Payload = z.record(z.string(), z.unknown());
-
-/** The store's events, in seq order, of one run or of every run. */
-export function storeEvents(dataDir: string, runId?: string): StoredEvent[] {
-  const rows = readStore(dataDir, (db) =>
-    runId === undefined
-      ? db
-          .prepare('SELECT seq, type, run_id, tool_call_id, payload_json FROM events ORDER BY seq')
-          .all()
-      : db
-          .prepare(
-            'SELECT seq, type, run_id, tool_call_id, payload_json FROM events WHERE run_id = ? ORDER BY seq',
-          )
-          .all(runId),
-  );
-  return z
-    .array(EventRow)
-    .parse(rows)
-    .map((row) => ({
-      seq: row.seq,
-      type: row.type,
-      runId: row.run_id,
-      toolCallId: row.tool_call_id,
-      payload: Payload.parse(JSON.parse(row.payload_json)),
-    }));
 }
 
 const RunRow = z.object({
