@@ -17,6 +17,7 @@ import {
   Workspace,
 } from './records.js';
 import { CommandId, Digest, Millis, OpaqueId, PeerId, Seq } from './primitives.js';
+import { PushKind, PushSubscription } from './push.js';
 import { RunState } from './states.js';
 
 /** Largest page of output or artifact text one read returns (bytes). */
@@ -91,6 +92,8 @@ export const OPS = {
         })
         .optional(),
       modelNotice: z.string().optional(),
+      /** Web Push (docs/push.md): the VAPID public key a remote subscribes with. */
+      push: z.looseObject({ vapidPublicKey: z.string() }).optional(),
     }),
   },
   'run.submit': {
@@ -203,6 +206,32 @@ export const OPS = {
     command: true,
     args: z.strictObject({ commandId: CommandId, deviceId: PeerId }),
     result: EmptyResult,
+  },
+  'push.subscribe': {
+    command: true,
+    args: z.strictObject({
+      commandId: CommandId,
+      subscription: PushSubscription,
+      kinds: z
+        .array(PushKind.exclude(['test']))
+        .max(8)
+        .optional(),
+    }),
+    result: EmptyResult,
+  },
+  'push.unsubscribe': {
+    command: true,
+    args: z.strictObject({ commandId: CommandId }),
+    result: EmptyResult,
+  },
+  'push.test': {
+    command: true,
+    args: z.strictObject({ commandId: CommandId }),
+    result: z.looseObject({
+      status: z.enum(['delivered', 'failed']),
+      httpStatus: z.number().int().optional(),
+      error: z.string().optional(),
+    }),
   },
 } as const;
 

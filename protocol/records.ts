@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { Digest, JsonObject, Millis, OpaqueId, PeerId, Sha256Hex } from './primitives.js';
+import { DevicePush } from './push.js';
 import { ApprovalState, RunState, ToolCallState } from './states.js';
 
 export const RunInput = z.strictObject({ text: z.string().min(1).max(100_000) });
@@ -138,6 +139,8 @@ export const Device = z.looseObject({
   lastSeenAt: Millis.nullable(),
   revoked: z.boolean(),
   current: z.boolean(),
+  /** Web Push state (docs/push.md); absent from hosts without push. */
+  push: DevicePush.optional(),
 });
 export type Device = z.infer<typeof Device>;
 

@@ -9,7 +9,9 @@ import type { HostCommandContext } from './host-command.js';
 /** The usage text of `devices`, for `--help` and command-line errors. */
 export const DEVICES_USAGE = `Usage: tether devices [--data DIR] [--json]
 
-Lists the devices paired with the running host.
+Lists the devices paired with the running host, with each one's push state: whether it
+gets notifications (PUSH), when a push last reached its push service (LAST PUSH), and the
+last delivery error, if any (docs/push.md, "Checking delivery").
 
 Options:
   --data DIR   data directory of the running host (as for tether start)
@@ -18,13 +20,23 @@ Options:
 
 const FLAGS = { data: { type: 'string' }, json: { type: 'boolean' } } as const;
 
+/** A delivery error cut to fit a table cell (`--json` has it whole). */
+function shortError(error: string | null): string {
+  if (error === null) return '-';
+  return error.length > 60 ? `${error.slice(0, 59)}…` : error;
+}
+
 function row(device: Device): string[] {
+  const push = device.push;
   return [
     device.name,
     device.platform,
     formatTime(device.pairedAt),
     device.lastSeenAt === null ? 'never' : formatTime(device.lastSeenAt),
     device.revoked ? 'revoked' : '-',
+    push === undefined ? '-' : push.subscribed ? 'on' : 'off',
+    push?.lastDeliveredAt == null ? 'never' : formatTime(push.lastDeliveredAt),
+    shortError(push?.lastError ?? null),
     device.deviceId,
   ];
 }
@@ -48,7 +60,17 @@ export async function devicesCommand(
     ctx.out('No devices are paired. Pair one with `tether pair`.\n');
     return 0;
   }
-  const header = ['NAME', 'PLATFORM', 'PAIRED', 'LAST SEEN', 'REVOKED', 'DEVICE ID'];
+  const header = [
+    'NAME',
+    'PLATFORM',
+    'PAIRED',
+    'LAST SEEN',
+    'REVOKED',
+    'PUSH',
+    'LAST PUSH',
+    'PUSH ERROR',
+    'DEVICE ID',
+  ];
   ctx.out(formatTable(header, devices.map(row)) + '\n');
   return 0;
 }

@@ -18,7 +18,7 @@ import {
   type HostConfig,
 } from '../config/index.js';
 import { armFaultPoints } from '../faults/index.js';
-import { loadOrCreateHostIdentity } from '../identity/index.js';
+import { loadOrCreateHostIdentity, loadOrCreatePushKeys } from '../identity/index.js';
 import { createLogger, Redactor, type Logger, type LogRotation } from '../log/index.js';
 import {
   createDemoModel,
@@ -28,6 +28,7 @@ import {
   type ProviderKind,
 } from '../model/index.js';
 import { allowRuleWarnings, decidePolicy } from '../policy/index.js';
+import { PushDispatcher } from '../push/index.js';
 import { Runtime, type RuntimeModel } from '../runtime/index.js';
 import {
   editFileTool,
@@ -176,6 +177,12 @@ async function startLocked(
     ...(config.keyStore === 'file' ? { keychain: null } : {}),
   });
   keepSecret(identity.hostSk.subarray(0, 32));
+  const pushKeys = await loadOrCreatePushKeys({
+    dataDir: config.dataDir,
+    platform: process.platform,
+    ...(config.keyStore === 'file' ? { keychain: null } : {}),
+  });
+  keepSecret(pushKeys.privateKey);
   for (const warning of config.warnings) log.warn(warning);
   if (faults !== null) log.warn('fault point armed: the host kills itself there', { ...faults });
   log.info('starting', {
@@ -191,9 +198,24 @@ async function startLocked(
     secrets,
     ...(process.env['TETHER_FAULTS'] === '1' && pageLimitFile ? { pageLimitFile } : {}),
   });
+  const pushLog = log.child({ component: 'push' });
+  const push = new PushDispatcher(store, {
+    host: {
+      hostId: identity.hostId,
+      hostName: config.hostName,
+      workspaceName: (path) =>
+        workspaces.find((workspace) => workspace.path === path)?.name ??
+        path.split('/').filter(Boolean).at(-1) ??
+        path,
+    },
+    keys: pushKeys,
+    settings: config.push,
+    log: (level, message, fields) => pushLog[level](message, fields),
+  });
   const runtime = new Runtime(
     store,
     {
+      push,
       model: runtimeModel(config, secrets),
       workspaces,
       limits: config.limits,

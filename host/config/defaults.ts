@@ -3,7 +3,7 @@
  */
 import { hostname } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
-import type { LoadHostConfigOptions, RunLimits } from './types.js';
+import type { LoadHostConfigOptions, PushSettings, RunLimits } from './types.js';
 
 export const DEFAULT_PORT = 8787;
 export const DEFAULT_BIND = '127.0.0.1';
@@ -14,6 +14,21 @@ export const DEFAULT_LIMITS: RunLimits = {
   runWallTimeMs: 2 * 60 * 60 * 1000,
   modelIdleTimeoutMs: 120 * 1000,
   toolResultMaxChars: 16_000,
+};
+
+/**
+ * Push defaults: a subject the push services accept (set your own address: they use it to
+ * reach whoever runs the sender), the tool and workspace named, and retries for about an
+ * hour (2 s doubling to 5 min, 12 tries).
+ */
+export const DEFAULT_PUSH: PushSettings = {
+  subject: 'mailto:tether@example.com',
+  allowedEndpoints: [],
+  body: 'names',
+  initialDelayMs: 2_000,
+  maxDelayMs: 5 * 60 * 1000,
+  maxAttempts: 12,
+  requestTimeoutMs: 10_000,
 };
 
 /**

@@ -96,7 +96,8 @@ The config file is JSON with any of: port, bind, hostName, logLevel, keyStore,
 workspaces (list of folders), model {baseUrl, model, apiKeyEnv, apiKey, provider,
 extraBody}, limits {maxActiveRuns, maxModelTurns, runWallTimeMs, modelIdleTimeoutMs,
 toolResultMaxChars}, policy {commands {allow, deny}, outsideWorkspace, protectedPaths,
-tools} (docs/policy.md). A literal model.apiKey is refused unless the file is mode 0600;
+tools} (docs/policy.md), push {subject, allowedEndpoints, body, retry {initialDelayMs,
+maxDelayMs, maxAttempts, requestTimeoutMs}} (docs/push.md). A literal model.apiKey is refused unless the file is mode 0600;
 prefer apiKeyEnv, the name of an environment variable holding the key.
 `;
 

@@ -9,4 +9,11 @@ export { HOST_USAGE } from './flags.js';
 export { loadHostConfig } from './load-host-config.js';
 export { modelSecrets } from './model-secrets.js';
 export { redactedConfig } from './redact.js';
-export type { ConfigIssue, HostConfig, KeyStore, Workspace } from './types.js';
+export type {
+  ConfigIssue,
+  HostConfig,
+  KeyStore,
+  PushBody,
+  PushSettings,
+  Workspace,
+} from './types.js';

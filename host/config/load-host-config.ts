@@ -10,6 +10,7 @@ import {
   DEFAULT_BIND,
   DEFAULT_LIMITS,
   DEFAULT_PORT,
+  DEFAULT_PUSH,
   defaultHostName,
   resolveDataDir,
 } from './defaults.js';
@@ -105,6 +106,15 @@ export function loadHostConfig(options: LoadHostConfigOptions): HostConfig {
       env.TETHER_KEY_STORE ??
       fromFile.keyStore ??
       (options.platform === 'darwin' ? 'keychain' : 'file'),
+    push: {
+      ...DEFAULT_PUSH,
+      ...(fromFile.push?.subject === undefined ? {} : { subject: fromFile.push.subject }),
+      ...(fromFile.push?.allowedEndpoints === undefined
+        ? {}
+        : { allowedEndpoints: fromFile.push.allowedEndpoints }),
+      ...(fromFile.push?.body === undefined ? {} : { body: fromFile.push.body }),
+      ...fromFile.push?.retry,
+    },
     warnings,
   };
 }

@@ -45,6 +45,41 @@ const ModelName = z
   .max(200, { error: 'expected at most 200 characters' });
 const Path = z.string({ error: 'expected a path' }).min(1, { error: 'expected a path' });
 
+/**
+ * The VAPID subject (docs/push.md): Apple's push service refuses anything but a `mailto:`
+ * address or an `https:` URL, and a localhost one, so both are checked here, at start.
+ */
+const PushSubject = z.string({ error: 'expected a mailto: or https: URL' }).refine(
+  (text) => {
+    let url: URL;
+    try {
+      url = new URL(text);
+    } catch {
+      return false;
+    }
+    if (url.protocol === 'mailto:') return /^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(url.pathname);
+    return url.protocol === 'https:' && url.hostname !== 'localhost' && isIP(url.hostname) === 0;
+  },
+  {
+    error: 'expected a mailto: address (mailto:you@example.org) or an https: URL with a host name',
+  },
+);
+
+/**
+ * An origin the host may POST pushes to besides the known push services: `https://host`,
+ * `https://*.host` (any subdomain) with an optional port, or, for tests only, a loopback
+ * `http://127.0.0.1:PORT` (also `[::1]`, `localhost`), which is allowed only when listed.
+ */
+const PushOrigin = z
+  .string({ error: 'expected an origin such as https://push.example.org' })
+  .regex(
+    /^(https:\/\/(\*\.)?[a-z0-9-]+(\.[a-z0-9-]+)*(:\d{1,5})?|http:\/\/(127\.0\.0\.1|\[::1\]|localhost):\d{1,5})$/,
+    {
+      error:
+        'expected https://host or https://*.host (with an optional :port), lowercase, no path; http:// only for 127.0.0.1, [::1] or localhost with a port (tests)',
+    },
+  );
+
 /** `<dataDir>/config.json` or `--config FILE`. Every key is optional; unknown keys are errors. */
 export const ConfigFile = z.strictObject(
   {
@@ -89,6 +124,33 @@ export const ConfigFile = z.strictObject(
       .optional() satisfies z.ZodType<Partial<RunLimits> | undefined>,
     /** Allow / ask / deny rules for tool calls (docs/policy.md); defaults fill the rest. */
     policy: PolicyConfig.optional(),
+    /** Web Push (docs/push.md). */
+    push: z
+      .strictObject(
+        {
+          subject: PushSubject.optional(),
+          allowedEndpoints: z
+            .array(PushOrigin, { error: 'expected a list of origins' })
+            .max(32, { error: 'expected at most 32 origins' })
+            .optional(),
+          body: z
+            .enum(['names', 'none', 'full'], { error: 'expected names, none or full' })
+            .optional(),
+          retry: z
+            .strictObject(
+              {
+                initialDelayMs: PositiveInteger.optional(),
+                maxDelayMs: PositiveInteger.optional(),
+                maxAttempts: integer(1, 100, 'expected an integer from 1 to 100').optional(),
+                requestTimeoutMs: PositiveInteger.optional(),
+              },
+              { error: 'expected an object' },
+            )
+            .optional(),
+        },
+        { error: 'expected an object' },
+      )
+      .optional(),
   },
   { error: 'expected a JSON object' },
 );

@@ -25,6 +25,8 @@ export const FAULT_POINTS = [
   'tool-exited',
   /** `run.finished` committed; `session.idle` not yet. */
   'run-finished',
+  /** A push committed as pending (host/push); not yet sent. */
+  'push-pending',
 ] as const;
 
 export type FaultPointName = (typeof FAULT_POINTS)[number];

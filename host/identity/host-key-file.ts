@@ -1,5 +1,6 @@
 /**
- * The host key file, `<dataDir>/host-key.json`: `{"v":1,"seed":b64u}`, mode 0600.
+ * The host key file, `<dataDir>/host-key.json`: `{"v":1,"seed":b64u}`, mode 0600. The push
+ * key file (`push-key.json`, the VAPID P-256 secret) has the same form and rules.
  */
 import {
   closeSync,
@@ -21,8 +22,12 @@ export function hostKeyFilePath(dataDir: string): string {
   return join(dataDir, 'host-key.json');
 }
 
-function refuse(path: string, problem: string, cause?: unknown): TetherError {
-  return new TetherError('internal', `host key file ${path} ${problem}`, { cause });
+/** Which key a file holds, for messages: `host key` or `push key`. */
+type KeyLabel = 'host key' | 'push key';
+
+function refuser(label: KeyLabel) {
+  return (path: string, problem: string, cause?: unknown): TetherError =>
+    new TetherError('internal', `${label} file ${path} ${problem}`, { cause });
 }
 
 /**
@@ -30,7 +35,8 @@ function refuse(path: string, problem: string, cause?: unknown): TetherError {
  * link, a file others may read or write, one owned by another user, and a corrupt one:
  * a host key is never used in a state that may have leaked, nor silently replaced.
  */
-export function readHostKeyFile(path: string): Uint8Array | null {
+export function readHostKeyFile(path: string, label: KeyLabel = 'host key'): Uint8Array | null {
+  const refuse = refuser(label);
   let fd: number;
   try {
     fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW);
@@ -48,9 +54,11 @@ export function readHostKeyFile(path: string): Uint8Array | null {
     if ((mode & 0o077) !== 0) {
       throw refuse(
         path,
-        `has mode 0${mode.toString(8)}, so others may read the host's secret key. It must ` +
+        `has mode 0${mode.toString(8)}, so others may read the host's ${label}. It must ` +
           `be 0600. If no one else could have read it, run: chmod 600 "${path}"; otherwise ` +
-          'delete it (a new host identity is made and devices must pair again).',
+          (label === 'host key'
+            ? 'delete it (a new host identity is made and devices must pair again).'
+            : 'delete it (a new push key is made and devices must turn notifications on again).'),
       );
     }
     const uid = process.getuid?.();
@@ -79,7 +87,12 @@ export function readHostKeyFile(path: string): Uint8Array | null {
  * Creates the key file with O_EXCL and mode 0600, then fsyncs it and its folder.
  * Returns false, writing nothing, when the file already exists.
  */
-export function createHostKeyFile(path: string, seed: Uint8Array): boolean {
+export function createHostKeyFile(
+  path: string,
+  seed: Uint8Array,
+  label: KeyLabel = 'host key',
+): boolean {
+  const refuse = refuser(label);
   let fd: number;
   try {
     fd = openSync(path, 'wx', 0o600);

@@ -3,3 +3,5 @@
  */
 
 export { loadOrCreateHostIdentity } from './load-host-identity.js';
+export { loadOrCreatePushKeys } from './load-push-keys.js';
+export type { PushKeys } from './types.js';

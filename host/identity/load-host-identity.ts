@@ -7,9 +7,16 @@ import nacl from 'tweetnacl';
 import { b64u, isB64uOfLength, fromB64u, TetherError } from '../../protocol/index.js';
 import { createHostKeyFile, hostKeyFilePath, readHostKeyFile } from './host-key-file.js';
 import { securityKeychain } from './security-keychain.js';
-import type { HostIdentity, LoadHostIdentityOptions } from './types.js';
+import type { HostIdentity, HostKeyKeychain, LoadHostIdentityOptions } from './types.js';
 
 const SECURITY_COMMAND = '/usr/bin/security';
+
+/** The Keychain a key is kept in: on macOS the given one or `security`; elsewhere none. */
+export function keychainFor(options: LoadHostIdentityOptions): HostKeyKeychain | null {
+  const keychain = options.platform === 'darwin' ? options.keychain : null;
+  if (keychain !== undefined) return keychain;
+  return existsSync(SECURITY_COMMAND) ? securityKeychain(SECURITY_COMMAND) : null;
+}
 
 /**
  * Loads the host key, or makes it on the first start. On macOS with a Keychain the
@@ -26,10 +33,7 @@ export async function loadOrCreateHostIdentity(
   options: LoadHostIdentityOptions,
 ): Promise<HostIdentity> {
   const { dataDir, signal } = options;
-  let keychain = options.platform === 'darwin' ? options.keychain : null;
-  if (keychain === undefined) {
-    keychain = existsSync(SECURITY_COMMAND) ? securityKeychain(SECURITY_COMMAND) : null;
-  }
+  const keychain = keychainFor(options);
   const service = `Tether host key (${dataDir})`;
   const path = hostKeyFilePath(dataDir);
   const advice =

@@ -44,3 +44,13 @@ export interface LoadHostIdentityOptions {
   keychain?: HostKeyKeychain | null;
   signal?: AbortSignal;
 }
+
+/** The host's VAPID key pair for Web Push (docs/push.md), both base64url. */
+export interface PushKeys {
+  /** The 65-byte uncompressed P-256 point: `host.info.push.vapidPublicKey`. */
+  publicKey: string;
+  /** The 32-byte scalar. Secret: register it with the logger. */
+  privateKey: string;
+  /** True on the first start, when the key was made just now. */
+  created: boolean;
+}

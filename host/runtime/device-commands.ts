@@ -3,15 +3,29 @@
  */
 import { TetherError, type OpArgs, type OpResult } from '../../protocol/index.js';
 import type { PairedDevice } from '../../pairing/index.js';
+import type { Device } from '../../protocol/index.js';
 import type { Store } from '../store/index.js';
 import { deviceRecord } from './records.js';
 import type { Actor } from './types.js';
 
-export function listDevices(store: Store, by: Actor): OpResult<'devices.list'> {
-  return { devices: store.devices.list().map((device) => deviceRecord(device, by)) };
+/** Every device with its push state (docs/push.md), `current` marking `by`. */
+export function devicesWithPush(store: Store, by: Actor): Device[] {
+  return store.read(() => {
+    const push = store.push.states();
+    return store.devices
+      .list()
+      .map((device) => deviceRecord(device, by, push.get(device.deviceId)));
+  });
 }
 
-/** Revokes a device once; revoking a revoked device answers `{}` again and records nothing. */
+export function listDevices(store: Store, by: Actor): OpResult<'devices.list'> {
+  return { devices: devicesWithPush(store, by) };
+}
+
+/**
+ * Revokes a device once; revoking a revoked device answers `{}` again and records nothing.
+ * Its push subscription goes in the same transaction, with its pending pushes.
+ */
 export function revokeDevice(
   store: Store,
   args: OpArgs<'device.revoke'>,
@@ -24,6 +38,7 @@ export function revokeDevice(
       if (device === undefined) throw new TetherError('not_found', `no device ${args.deviceId}`);
       if (device.revokedAt !== null) return {};
       store.devices.revoke(device.deviceId, tx.at);
+      store.push.unsubscribe(device.deviceId, tx.at, 'the device was revoked');
       tx.append({
         type: 'device.revoked',
         payload: { deviceId: device.deviceId, name: device.name },

@@ -1,7 +1,7 @@
 /**
  * Stored rows → protocol records: what leaves the host carries no host-only fields.
  */
-import type { Artifact, Device, Message, Run, ToolCall } from '../../protocol/index.js';
+import type { Artifact, Device, DevicePush, Message, Run, ToolCall } from '../../protocol/index.js';
 import type {
   StoredArtifact,
   StoredDevice,
@@ -64,8 +64,12 @@ export function artifactRecord(artifact: StoredArtifact): Artifact {
   };
 }
 
-/** `current` is true for the device asking. */
-export function deviceRecord(device: StoredDevice, currentDeviceId: string): Device {
+/** `current` is true for the device asking; `push` is its push state, when known. */
+export function deviceRecord(
+  device: StoredDevice,
+  currentDeviceId: string,
+  push?: DevicePush,
+): Device {
   return {
     deviceId: device.deviceId,
     name: device.name,
@@ -74,5 +78,6 @@ export function deviceRecord(device: StoredDevice, currentDeviceId: string): Dev
     lastSeenAt: device.lastSeenAt,
     revoked: device.revokedAt !== null,
     current: device.deviceId === currentDeviceId,
+    ...(push === undefined ? {} : { push }),
   };
 }

@@ -10,13 +10,8 @@ import {
 } from '../../protocol/index.js';
 import { readFilePage, type PageCursor, type Store } from '../store/index.js';
 import type { LiveHub } from './live-hub.js';
-import {
-  artifactRecord,
-  deviceRecord,
-  messageRecord,
-  runRecord,
-  toolCallRecord,
-} from './records.js';
+import { devicesWithPush } from './device-commands.js';
+import { artifactRecord, messageRecord, runRecord, toolCallRecord } from './records.js';
 import type { Actor } from './types.js';
 
 const DEFAULT_PAGE = 50;
@@ -122,7 +117,7 @@ export class RunQueries {
       sessions: store.runs.listSessions(50),
       runs: runs.map(runRecord),
       pendingApprovals: store.tools.listApprovals({ state: 'pending' }),
-      devices: store.devices.list().map((device) => deviceRecord(device, by)),
+      devices: devicesWithPush(store, by),
     };
   }
 

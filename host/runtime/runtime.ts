@@ -22,6 +22,7 @@ import { readOnlyTools, type ToolDefinition } from '../tools/index.js';
 import { expireApprovals, nextExpiry, respondToApproval } from './approval-commands.js';
 import { listDevices, recordPairedDevice, revokeDevice } from './device-commands.js';
 import { LiveHub } from './live-hub.js';
+import { subscribePush, testPush, unsubscribePush } from './push-commands.js';
 import { PersistenceHealth } from './persistence-health.js';
 import { recover, type RecoveryReport } from './recovery.js';
 import {
@@ -75,6 +76,7 @@ export class Runtime {
   private expiryTimer: NodeJS.Timeout | null = null;
   private readonly killProcessGroup: ((pgid: number) => Promise<unknown>) | undefined;
   private readonly health: PersistenceHealth;
+  private readonly push: RuntimeOptions['push'];
   /** Tool calls whose orphaned group is being killed now. */
   private readonly killing = new Set<string>();
 
@@ -101,6 +103,7 @@ export class Runtime {
       reportError,
     );
     this.killProcessGroup = options.killProcessGroup;
+    this.push = options.push;
     this.commands = { store, model: options.model, workspaces: options.workspaces };
     this.health = new PersistenceHealth(store, this.scheduler, {
       reopened: () => {
@@ -127,6 +130,8 @@ export class Runtime {
     this.health.start();
     this.expireDueApprovals();
     this.scheduler.kick();
+    // After recovery, so runs it marked interrupted are pushed too.
+    this.push?.start();
     return report;
   }
 
@@ -159,6 +164,27 @@ export class Runtime {
         tx.append({ type: 'host.stopping', payload: { instance: this.instance } }),
       ),
     );
+    await this.push?.stop();
+  }
+
+  /** The VAPID public key remotes subscribe with; null when this host sends no pushes. */
+  get vapidPublicKey(): string | null {
+    return this.push?.vapidPublicKey ?? null;
+  }
+
+  /** Replaces the asking device's push subscription (`invalid_request` for an endpoint not allowed). */
+  subscribePush(args: OpArgs<'push.subscribe'>, by: Actor): OpResult<'push.subscribe'> {
+    return subscribePush(this.store, this.push, args, by);
+  }
+
+  /** Drops the asking device's push subscription and its pending pushes. */
+  unsubscribePush(args: OpArgs<'push.unsubscribe'>, by: Actor): OpResult<'push.unsubscribe'> {
+    return unsubscribePush(this.store, args, by);
+  }
+
+  /** Sends a test push to the asking device now; resolves with how it went. */
+  testPush(args: OpArgs<'push.test'>, by: Actor): Promise<OpResult<'push.test'>> {
+    return testPush(this.store, this.push, args, by);
   }
 
   /** Whether the store can commit now (`host.info.persistence`). */

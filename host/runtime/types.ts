@@ -4,6 +4,7 @@
 import type { OutputMessage, PreviewMessage } from '../../protocol/index.js';
 import type { ModelAdapter } from '../model/index.js';
 import type { PolicyDecision } from '../policy/index.js';
+import type { PushDispatcher } from '../push/index.js';
 import type { ToolDefinition } from '../tools/index.js';
 
 /** Budgets and bounds of every run. */
@@ -65,6 +66,8 @@ export interface RuntimeOptions {
   policy?: PolicyFn;
   /** Kills a process group a crashed host left running (recovery at start). */
   killProcessGroup?: (pgid: number) => Promise<unknown>;
+  /** Web Push delivery (docs/push.md); without it the push ops are `invalid_state`. */
+  push?: PushDispatcher;
 }
 
 /** Not durable: streaming text and output tails, for whoever is watching now. */

@@ -73,11 +73,21 @@ function hostInfo({ host }: RequestContext): OpResult<'host.info'> {
     protocol: PROTOCOL_VERSION,
     instance: runtime.instance,
     persistence: runtime.persistence,
-    capabilities: ['runs', 'subscriptions', 'outputs', 'devices', 'approvals'],
+    capabilities: [
+      'runs',
+      'subscriptions',
+      'outputs',
+      'devices',
+      'approvals',
+      ...(runtime.vapidPublicKey === null ? [] : ['push']),
+    ],
     models: runtime.model === null ? [] : [...runtime.model.available],
     // The scripted demo model says so wherever a remote shows the host.
     ...(runtime.model?.name === DEMO_MODEL_NAME ? { modelNotice: DEMO_MODEL_LABEL } : {}),
     workspaces: runtime.workspaces.map((workspace) => ({ ...workspace })),
+    ...(runtime.vapidPublicKey === null
+      ? {}
+      : { push: { vapidPublicKey: runtime.vapidPublicKey } }),
     limits: {
       maxFrameBytes: MAX_FRAME_BYTES,
       maxReadBytes: MAX_READ_BYTES,
@@ -134,6 +144,10 @@ const HANDLERS: { [O in OpName]: Handler<O> } = {
     }
     return result;
   },
+  'push.subscribe': ({ host, deviceId }, args) => host.runtime.subscribePush(args, deviceId),
+  'push.unsubscribe': ({ host, deviceId }, args) => host.runtime.unsubscribePush(args, deviceId),
+  // The test push goes out before the answer: this answer is a promise.
+  'push.test': ({ host, deviceId }, args) => host.runtime.testPush(args, deviceId),
 };
 
 function handle<O extends OpName>(

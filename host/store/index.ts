@@ -14,3 +14,8 @@ export { newId } from './ids.js';
 export { readFilePage } from './output-files.js';
 export type { StoredDevice } from './devices.js';
 export type { StoredOffer } from './pairing-offers.js';
+export type {
+  NewPushDelivery,
+  StoredPushDelivery,
+  StoredPushSubscription,
+} from './push-records.js';

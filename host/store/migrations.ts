@@ -182,6 +182,59 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 4,
+    name: 'web push',
+    // Web Push (docs/push.md, host/store/push-records.ts): one subscription per device, the
+    // pushes to deliver (kept pending until a 2xx, a give-up or a cancel), a device's last
+    // delivery and last error, and the seq up to which events were turned into pushes, so
+    // a push is enqueued once, after its event committed, even across a crash. Pushes
+    // start from the head at migration: no push for history.
+    sql: `
+      ALTER TABLE devices ADD COLUMN push_last_delivered_at INTEGER;
+      ALTER TABLE devices ADD COLUMN push_last_error TEXT;
+
+      CREATE TABLE push_subscriptions (
+        device_id TEXT PRIMARY KEY REFERENCES devices (device_id),
+        endpoint TEXT NOT NULL,
+        p256dh TEXT NOT NULL,
+        auth TEXT NOT NULL,
+        expiration_time INTEGER,
+        kinds_json TEXT NOT NULL,
+        created_at INTEGER NOT NULL
+      );
+
+      CREATE TABLE push_deliveries (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        device_id TEXT NOT NULL REFERENCES devices (device_id),
+        kind TEXT NOT NULL,
+        run_id TEXT,
+        approval_id TEXT,
+        event_seq INTEGER NOT NULL,
+        payload_json TEXT NOT NULL,
+        urgency TEXT NOT NULL,
+        topic TEXT,
+        expires_at INTEGER NOT NULL,
+        -- pending | delivered | failed | cancelled
+        state TEXT NOT NULL,
+        attempts INTEGER NOT NULL DEFAULT 0,
+        next_attempt_at INTEGER NOT NULL,
+        last_status INTEGER,
+        last_error TEXT,
+        created_at INTEGER NOT NULL,
+        finished_at INTEGER
+      );
+      CREATE INDEX push_deliveries_due ON push_deliveries (state, next_attempt_at);
+      CREATE INDEX push_deliveries_by_approval ON push_deliveries (approval_id)
+        WHERE approval_id IS NOT NULL;
+
+      CREATE TABLE push_cursor (
+        id INTEGER PRIMARY KEY CHECK (id = 1),
+        seq INTEGER NOT NULL
+      );
+      INSERT INTO push_cursor (id, seq) SELECT 1, COALESCE(MAX(seq), 0) FROM events;
+    `,
+  },
 ];
 
 /** The schema version this code writes. A database newer than this is refused. */

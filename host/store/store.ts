@@ -15,6 +15,7 @@ import { writeDurableFile } from './output-files.js';
 import { OrphanGroups } from './orphan-groups.js';
 import { PageLimitControl } from './page-limit.js';
 import { PairingOffers } from './pairing-offers.js';
+import { PushRecords } from './push-records.js';
 import {
   describeDiskFailure,
   isDiskFailure,
@@ -77,6 +78,7 @@ export class Store {
   readonly devices: Devices;
   readonly offers: PairingOffers;
   readonly orphanGroups: OrphanGroups;
+  readonly push: PushRecords;
   readonly outputsDir: string;
   readonly artifactsDir: string;
   private readonly listeners = new Set<CommitListener>();
@@ -105,6 +107,7 @@ export class Store {
     this.devices = new Devices(db);
     this.offers = new PairingOffers(db);
     this.orphanGroups = new OrphanGroups(db);
+    this.push = new PushRecords(db);
     this.fileGuard = new DatabaseFileGuard(join(options.dataDir, 'tether.db'));
     this.outputsDir = join(options.dataDir, 'outputs');
     this.artifactsDir = join(options.dataDir, 'artifacts');

@@ -104,9 +104,12 @@ describe('tether devices and tether revoke', () => {
     // The data directory from TETHER_DATA_DIR, as `tether start` reads it.
     const table = await runTether(['devices'], home, { TETHER_DATA_DIR: host.dataDir });
     expect(table.code).toBe(0);
-    expect(table.stdout).toMatch(/^NAME +PLATFORM +PAIRED +LAST SEEN +REVOKED +DEVICE ID$/m);
     expect(table.stdout).toMatch(
-      new RegExp(`^Tablet +cli-${process.platform} .*${tablet!.deviceId}$`, 'm'),
+      /^NAME +PLATFORM +PAIRED +LAST SEEN +REVOKED +PUSH +LAST PUSH +PUSH ERROR +DEVICE ID$/m,
+    );
+    // Not subscribed to pushes: off, never delivered, no error.
+    expect(table.stdout).toMatch(
+      new RegExp(`^Tablet +cli-${process.platform} .* +off +never +- +${tablet!.deviceId}$`, 'm'),
     );
 
     const revoked = await runTether(['revoke', tablet!.deviceId, '--data', host.dataDir], home);

@@ -145,6 +145,23 @@ export const opSamples: Record<OpName, { args: object; result: object }> = {
   },
   'devices.list': { args: {}, result: { devices: [device] } },
   'device.revoke': { args: { commandId, deviceId }, result: {} },
+  'push.subscribe': {
+    args: {
+      commandId,
+      subscription: {
+        endpoint: 'https://web.push.apple.com/QGZ1c2g',
+        expirationTime: null,
+        keys: { p256dh: `B${'A'.repeat(86)}`, auth: 'A'.repeat(22) },
+      },
+      kinds: ['approval', 'run_ended'],
+    },
+    result: {},
+  },
+  'push.unsubscribe': { args: { commandId }, result: {} },
+  'push.test': {
+    args: { commandId },
+    result: { status: 'failed', httpStatus: 403, error: 'the push service refused it (403)' },
+  },
 };
 
 export const eventSamples: Record<EventType, object> = {

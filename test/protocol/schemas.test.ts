@@ -43,6 +43,9 @@ describe('ops', () => {
     expect(commands).toEqual([
       'approval.respond',
       'device.revoke',
+      'push.subscribe',
+      'push.test',
+      'push.unsubscribe',
       'run.cancel',
       'run.continue',
       'run.submit',

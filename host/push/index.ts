@@ -1,0 +1,7 @@
+/**
+ * host/push/: Web Push (docs/push.md): endpoint checks, what each push says, and durable
+ * delivery to the push services.
+ */
+export { PushDispatcher } from './push-dispatcher.js';
+export type { PushTestResult } from './push-dispatcher.js';
+export type { PushHost } from './types.js';
