@@ -2,11 +2,11 @@
  * The real host in this process (`startHost`, as `tether start` runs it) with the
  * channel, HTTP and log bounds a test passes, so limits can be short and tests fast.
  */
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import WebSocket from 'ws';
 import { z } from 'zod';
+import { tempDir } from '../support/temp-dir.js';
 import { startHost, type RunningHost, type StartHostOptions } from '../../host/cli/start-host.js';
 
 export interface LimitedHost {
@@ -15,7 +15,10 @@ export interface LimitedHost {
   /** `ws://127.0.0.1:PORT/v1/ws`. */
   wsUrl: string;
   pairLink(): Promise<string>;
+  /** Stops the host and removes its folders. */
   dispose(): Promise<void>;
+  /** {@link LimitedHost.dispose}, for `await using`. */
+  [Symbol.asyncDispose](): Promise<void>;
 }
 
 const AdminFile = z.object({ url: z.string(), token: z.string() });
@@ -24,7 +27,8 @@ export async function startLimitedHost(
   options: StartHostOptions,
   logLevel: 'info' | 'warn' = 'warn',
 ): Promise<LimitedHost> {
-  const root = realpathSync(mkdtempSync(join(tmpdir(), 'tether-limited-')));
+  const temp = tempDir('tether-limited-');
+  const root = temp.path;
   const dataDir = join(root, 'data');
   mkdirSync(join(root, 'ws'));
   process.env['TETHER_KEY_STORE'] = 'file';
@@ -34,6 +38,10 @@ export async function startLimitedHost(
     () => undefined,
     options,
   );
+  const dispose = async () => {
+    await host.stop();
+    temp.remove();
+  };
   return {
     host,
     dataDir,
@@ -47,10 +55,8 @@ export async function startLimitedHost(
       });
       return z.object({ link: z.string() }).parse(await response.json()).link;
     },
-    async dispose() {
-      await host.stop();
-      rmSync(root, { recursive: true, force: true });
-    },
+    dispose,
+    [Symbol.asyncDispose]: dispose,
   };
 }
 

@@ -70,7 +70,10 @@ export interface FaultHost {
   typesOf(runId: string): string[];
   /** Lines of `marker.txt` in the workspace ([] when the file does not exist). */
   markerLines(): string[];
+  /** Closes the channel, removes the host and stops the model server. */
   dispose(): Promise<void>;
+  /** {@link FaultHost.dispose}, for `await using`. */
+  [Symbol.asyncDispose](): Promise<void>;
 }
 
 export async function startFaultHost(options: FaultHostOptions = {}): Promise<FaultHost> {
@@ -108,6 +111,11 @@ export async function startFaultHost(options: FaultHostOptions = {}): Promise<Fa
   };
   const events = (): StoredEvent[] => readStoredEvents(host.dataDir);
   const marker = join(host.workspace, 'marker.txt');
+  const dispose = async () => {
+    channel.socket.socket.terminate();
+    await host.dispose();
+    await model.close();
+  };
 
   return {
     host,
@@ -150,10 +158,7 @@ export async function startFaultHost(options: FaultHostOptions = {}): Promise<Fa
     typesOf: (runId) => events().flatMap((event) => (event.runId === runId ? [event.type] : [])),
     markerLines: () =>
       existsSync(marker) ? readFileSync(marker, 'utf8').split('\n').filter(Boolean) : [],
-    async dispose() {
-      channel.socket.socket.terminate();
-      await host.dispose();
-      await model.close();
-    },
+    dispose,
+    [Symbol.asyncDispose]: dispose,
   };
 }

@@ -3,10 +3,11 @@
  * directory and a free port, with helpers to pair devices through its admin API.
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
+import { tempDir } from './temp-dir.js';
+import { until } from './wait.js';
 
 const bin = new URL('../../bin/tether.js', import.meta.url).pathname;
 
@@ -56,13 +57,17 @@ export interface HostProcess {
   restart(): Promise<void>;
   /** Stops it if running and removes its folders. */
   dispose(): Promise<void>;
+  /** {@link HostProcess.dispose}, for `await using`. */
+  [Symbol.asyncDispose](): Promise<void>;
 }
 
+const LISTENING = /listening on (http:\/\/127\.0\.0\.1:(\d+))/;
 const AdminFile = z.object({ url: z.string(), token: z.string() });
 const OfferResult = z.object({ link: z.string(), offerId: z.string(), expiresAt: z.number() });
 
 export async function startHostProcess(options: HostProcessOptions = {}): Promise<HostProcess> {
-  const root = realpathSync(mkdtempSync(join(tmpdir(), 'tether-host-')));
+  const temp = tempDir('tether-host-');
+  const root = temp.path;
   const dataDir = options.dataDir ?? join(root, 'data');
   const workspace = join(root, 'workspace');
   mkdirSync(workspace);
@@ -116,20 +121,20 @@ export async function startHostProcess(options: HostProcessOptions = {}): Promis
         resolve(exit);
       }),
     );
-    return new Promise<string>((resolve, reject) => {
-      const check = () => {
-        const match = /listening on (http:\/\/127\.0\.0\.1:(\d+))/.exec(output.slice(from));
-        if (match) {
-          port = Number(match[2]);
-          return resolve(match[1]!);
-        }
-        setTimeout(check, 10);
-      };
-      check();
-      void exited.then(({ code, signal }) =>
-        reject(new Error(`the host exited (${signal ?? code}) before listening:\n${output}`)),
-      );
-    });
+    // Until it listens or ends; as long as a test or hook may take (vitest.config.ts).
+    const seen = await until(
+      'the host to listen or exit',
+      () => ({ listening: LISTENING.exec(output.slice(from)), exit }),
+      (now) => now.listening !== null || now.exit !== null,
+      { timeout: 30_000, interval: 10 },
+    );
+    const match = seen.listening;
+    if (match === null) {
+      const { code, signal } = await exited;
+      throw new Error(`the host exited (${signal ?? code}) before listening:\n${output}`);
+    }
+    port = Number(match[2]);
+    return match[1]!;
   };
 
   let url = await launch();
@@ -156,6 +161,13 @@ export async function startHostProcess(options: HostProcessOptions = {}): Promis
     child = null;
     return code;
   };
+  const dispose = async () => {
+    if (child !== null) {
+      child.kill('SIGKILL');
+      await exited;
+    }
+    temp.remove();
+  };
   return {
     get url() {
       return url;
@@ -178,12 +190,7 @@ export async function startHostProcess(options: HostProcessOptions = {}): Promis
       await stop();
       url = await launch();
     },
-    async dispose() {
-      if (child !== null) {
-        child.kill('SIGKILL');
-        await exited;
-      }
-      rmSync(root, { recursive: true, force: true });
-    },
+    dispose,
+    [Symbol.asyncDispose]: dispose,
   };
 }

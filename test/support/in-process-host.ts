@@ -2,10 +2,10 @@
  * The real host started inside the test process (`startHost`, as `tether start` does),
  * for tests that drive its store directly or measure its memory.
  */
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
+import { tempDir } from './temp-dir.js';
 import { startHost, type RunningHost } from '../../host/cli/start-host.js';
 
 export interface InProcessHost {
@@ -18,13 +18,17 @@ export interface InProcessHost {
     body?: unknown,
     headers?: Record<string, string>,
   ): Promise<Response>;
+  /** Stops the host and removes its folders. */
   dispose(): Promise<void>;
+  /** {@link InProcessHost.dispose}, for `await using`. */
+  [Symbol.asyncDispose](): Promise<void>;
 }
 
 const AdminFile = z.object({ url: z.string(), token: z.string() });
 
 export async function startInProcessHost(extraArgs: string[] = []): Promise<InProcessHost> {
-  const root = realpathSync(mkdtempSync(join(tmpdir(), 'tether-inproc-')));
+  const temp = tempDir('tether-inproc-');
+  const root = temp.path;
   const dataDir = join(root, 'data');
   mkdirSync(join(root, 'ws'));
   process.env['TETHER_KEY_STORE'] = 'file';
@@ -50,6 +54,10 @@ export async function startInProcessHost(extraArgs: string[] = []): Promise<InPr
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
   };
+  const dispose = async () => {
+    await host.stop();
+    temp.remove();
+  };
   return {
     host,
     dataDir,
@@ -58,9 +66,7 @@ export async function startInProcessHost(extraArgs: string[] = []): Promise<InPr
       const response = await admin('POST', '/admin/api/offers', {});
       return z.object({ link: z.string() }).parse(await response.json()).link;
     },
-    async dispose() {
-      await host.stop();
-      rmSync(root, { recursive: true, force: true });
-    },
+    dispose,
+    [Symbol.asyncDispose]: dispose,
   };
 }

@@ -51,6 +51,12 @@ export class RawSocket {
     return raw;
   }
 
+  /** Terminates the socket (no closing handshake) and waits for it to be closed. */
+  async [Symbol.asyncDispose](): Promise<void> {
+    if (this.socket.readyState !== WebSocket.CLOSED) this.socket.terminate();
+    await this.closed;
+  }
+
   sendText(value: unknown): void {
     this.socket.send(typeof value === 'string' ? value : JSON.stringify(value));
   }
@@ -118,6 +124,11 @@ export class RawChannel {
     const welcome = channel.receiveWelcome(await socket.nextText());
     if (!welcome.ok) throw welcome.error;
     return new RawChannel(socket, welcome.cipher, welcome.instanceId);
+  }
+
+  /** Terminates its socket, for `await using`. */
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.socket[Symbol.asyncDispose]();
   }
 
   send(message: object): void {

@@ -71,6 +71,8 @@ export interface ScriptedModelServer {
   chatBodies(): ChatBody[];
   /** Stops listening and destroys every open socket. */
   close(): Promise<void>;
+  /** {@link ScriptedModelServer.close}, for `await using`. */
+  [Symbol.asyncDispose](): Promise<void>;
 }
 
 const CHAT_PATHS = new Set(['/v1/chat/completions', '/chat/completions']);
@@ -114,6 +116,11 @@ export async function startScriptedModelServer(
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
+  const close = () =>
+    new Promise<void>((resolve, reject) => {
+      server.close((error) => (error ? reject(error) : resolve()));
+      server.closeAllConnections();
+    });
 
   return {
     baseUrl: `http://127.0.0.1:${port}/v1`,
@@ -123,11 +130,8 @@ export async function startScriptedModelServer(
       return queue.length;
     },
     chatBodies: () => requests.flatMap((request) => (request.body ? [request.body] : [])),
-    close: () =>
-      new Promise<void>((resolve, reject) => {
-        server.close((error) => (error ? reject(error) : resolve()));
-        server.closeAllConnections();
-      }),
+    close,
+    [Symbol.asyncDispose]: close,
   };
 }
 
