@@ -3,8 +3,7 @@
  * over HTTP to the scripted model server, or (`model: 'in-process'`) to the in-process
  * model fake for tests of the loop's logic alone.
  */
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Event } from '../../protocol/index.js';
 import { createModelAdapter } from '../../host/model/index.js';
@@ -17,6 +16,7 @@ import {
   startScriptedModelServer,
   type ScriptedModelServer,
 } from '../support/scripted-model-server.js';
+import { tempDir } from '../support/temp-dir.js';
 
 export interface Harness<Model = ScriptedModelServer> {
   dataDir: string;
@@ -57,7 +57,8 @@ export function startHarness(options?: HarnessOptions & { model?: 'http' }): Pro
 export async function startHarness(
   options: HarnessOptions & { model?: 'http' | 'in-process' } = {},
 ): Promise<Harness<ScriptedModelServer | InProcessModel>> {
-  const root = realpathSync(mkdtempSync(join(tmpdir(), 'tether-runtime-')));
+  const temp = tempDir('tether-runtime-');
+  const root = temp.path;
   const dataDir = join(root, 'data');
   const workspace = join(root, 'workspace');
   mkdirSync(join(workspace, 'src'), { recursive: true });
@@ -114,7 +115,7 @@ export async function startHarness(
       await current.runtime.whenIdle();
       current.store.close();
       if ('close' in model) await model.close();
-      rmSync(root, { recursive: true, force: true });
+      temp.remove();
     },
     [Symbol.asyncDispose]: () => harness.close(),
   };

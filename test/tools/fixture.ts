@@ -1,8 +1,8 @@
 // Real temporary directories for the tool tests: a workspace and a sibling outside it.
-import { mkdir, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
-import os from 'node:os';
+import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { ToolContext } from '../../host/tools/index.js';
+import { tempDir } from '../support/temp-dir.js';
 
 export interface Fixture {
   /** Real path of the temporary root holding both folders. */
@@ -19,8 +19,9 @@ export interface Fixture {
 }
 
 export async function createFixture(): Promise<Fixture> {
-  // tmpdir may itself be a symlink (/var -> /private/var on macOS): keep real paths.
-  const root = await realpath(await mkdtemp(path.join(os.tmpdir(), 'tether-tools-')));
+  // tmpdir may itself be a symlink (/var -> /private/var on macOS): tempDir keeps real paths.
+  const temp = tempDir('tether-tools-');
+  const root = temp.path;
   const workspace = path.join(root, 'workspace');
   const outside = path.join(root, 'outside');
   await mkdir(workspace);
@@ -37,6 +38,6 @@ export async function createFixture(): Promise<Fixture> {
       await writeFile(file, content);
       return file;
     },
-    remove: () => rm(root, { recursive: true, force: true }),
+    remove: () => temp[Symbol.asyncDispose](),
   };
 }

@@ -10,6 +10,7 @@ import { createRunCommandTool } from '../../host/tools/testing.js';
 import { COMMAND_ENV_KEYS } from '../../host/tools/testing.js';
 import type { ToolDefinition, ToolResult } from '../../host/tools/index.js';
 import type { RunCommandInput } from '../../host/tools/testing.js';
+import { until } from '../support/wait.js';
 import { createFixture } from './fixture.js';
 import type { Fixture } from './fixture.js';
 
@@ -110,10 +111,15 @@ function groupExists(pgid: number): boolean {
  * or two; the tool counts a group of zombies as gone, `kill` does not.
  */
 async function expectGroupReaped(pgid: number): Promise<void> {
-  const deadline = performance.now() + 5000;
-  while (groupExists(pgid) && performance.now() < deadline) {
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  await until(
+    `process group ${pgid} to be gone`,
+    () => groupExists(pgid),
+    (alive) => !alive,
+    {
+      timeout: 5000,
+      interval: 50,
+    },
+  );
   expect(groupExists(pgid)).toBe(false);
 }
 

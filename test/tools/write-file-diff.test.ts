@@ -1,10 +1,10 @@
 import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import os from 'node:os';
+import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { capDiff, PREVIEW_DIFF_MAX_BYTES, unifiedDiff } from '../../host/tools/testing.js';
+import { tempDir } from '../support/temp-dir.js';
 
 const diff = (before: string | null, after: string) =>
   unifiedDiff(before === null ? null : Buffer.from(before), Buffer.from(after), 'f.txt');
@@ -161,17 +161,14 @@ describe('unifiedDiff correctness', () => {
   });
 
   it('is accepted by patch(1), missing last newlines included', async () => {
-    const dir = await mkdtemp(path.join(os.tmpdir(), 'tether-diff-'));
-    try {
-      const before = lines('alpha', 'beta', 'gamma', 'delta') + 'no newline';
-      const after = lines('alpha', 'BETA', 'gamma', 'delta', 'no newline') + 'epsilon';
-      await writeFile(path.join(dir, 'f.txt'), before);
-      await writeFile(path.join(dir, 'change.diff'), diff(before, after).text);
-      await promisify(execFile)('patch', ['-p1', '-i', 'change.diff'], { cwd: dir });
-      expect(await readFile(path.join(dir, 'f.txt'), 'utf8')).toBe(after);
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
+    await using temp = tempDir('tether-diff-', { realpath: false });
+    const dir = temp.path;
+    const before = lines('alpha', 'beta', 'gamma', 'delta') + 'no newline';
+    const after = lines('alpha', 'BETA', 'gamma', 'delta', 'no newline') + 'epsilon';
+    await writeFile(path.join(dir, 'f.txt'), before);
+    await writeFile(path.join(dir, 'change.diff'), diff(before, after).text);
+    await promisify(execFile)('patch', ['-p1', '-i', 'change.diff'], { cwd: dir });
+    expect(await readFile(path.join(dir, 'f.txt'), 'utf8')).toBe(after);
   });
 
   it('replaces the changed middle in one hunk when a minimal script is too costly', () => {
