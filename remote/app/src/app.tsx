@@ -96,6 +96,11 @@ function Shell({ initialLink, takePairLink }: Omit<AppProps, 'model'>) {
 }
 
 function Screen({ route }: { route: ReturnType<typeof useRoute> }) {
+  // A task sent from the form opens its run at once, maybe just as the host goes down:
+  // the run screen's chunk is fetched while the form is filled in.
+  useEffect(() => {
+    if (route.screen === 'submit') RunScreen.preload();
+  }, [route.screen]);
   switch (route.screen) {
     case 'runs':
     case 'pair':

@@ -6,25 +6,34 @@
 import type { ComponentType } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 
-/** `load` resolves with the screen; it runs once, again only after it failed. */
+/**
+ * `load` resolves with the screen; it runs once, again only after it failed. `preload()`
+ * starts it ahead of the screen being shown.
+ */
 export function lazyScreen<P extends object>(
   load: () => Promise<ComponentType<P>>,
-): ComponentType<P> {
+): ComponentType<P> & { preload: () => void } {
   let loaded: ComponentType<P> | undefined;
-  let loading: Promise<ComponentType<P>> | undefined;
-  return function LazyScreen(props: P) {
-    const [, setShown] = useState(loaded);
+  let loading: Promise<unknown> | undefined;
+  const start = () =>
+    (loading ??= load().then(
+      (screen) => (loaded = screen),
+      (error: unknown) => {
+        loading = undefined;
+        throw error;
+      },
+    ));
+  function LazyScreen(props: P) {
+    // Set once the chunk came, to render again (not the screen itself: useState would
+    // call a function as its initializer).
+    const [, setArrived] = useState(false);
     const [failed, setFailed] = useState(false);
     useEffect(() => {
       if (loaded !== undefined) return;
       let current = true;
-      loading ??= load().then((screen) => (loaded = screen));
-      loading.then(
-        (screen) => current && setShown(() => screen),
-        () => {
-          loading = undefined;
-          if (current) setFailed(true);
-        },
+      start().then(
+        () => current && setArrived(true),
+        () => current && setFailed(true),
       );
       return () => {
         current = false;
@@ -47,5 +56,6 @@ export function lazyScreen<P extends object>(
         </button>
       </main>
     );
-  };
+  }
+  return Object.assign(LazyScreen, { preload: () => void start().catch(() => undefined) });
 }
