@@ -1,7 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import type { Event, Message, ToolCall } from '../../protocol/index.js';
+import type { Approval, Event, Message, ToolCall } from '../../protocol/index.js';
 import { EMPTY_HOST_STATE } from '../../remote/client/testing.js';
-import { timelineItems } from '../../remote/app/src/logic/run-timeline.js';
+import {
+  groupApprovals,
+  newestSteps,
+  type TimelineItem,
+  timelineItems,
+} from '../../remote/app/src/logic/run-timeline.js';
 
 function message(id: string, createdAt: number): Message {
   return { id, text: id, reasoning: null, createdAt } as unknown as Message;
@@ -41,5 +46,63 @@ describe('timelineItems', () => {
 
   it('orders by the records own times without a timeline, calls never started last', () => {
     expect(ids([])).toEqual(['msg_a', 'call_x', 'msg_b', 'call_y']);
+  });
+});
+
+const step = (id: string): TimelineItem =>
+  id.startsWith('call')
+    ? { kind: 'tool', call: call(id, null) }
+    : { kind: 'message', message: message(id, 0) };
+const stepIds = (items: readonly TimelineItem[]) =>
+  items.map((item) => (item.kind === 'message' ? item.message.id : item.call.id));
+
+describe('newestSteps', () => {
+  const all = ['msg_a', 'call_x', 'msg_b', 'call_y', 'msg_c'].map(step);
+
+  it('shows the newest `size` steps in order and counts the earlier ones hidden', () => {
+    const { hidden, items } = newestSteps(all, 3);
+    expect(hidden).toBe(2);
+    expect(stepIds(items)).toEqual(['msg_b', 'call_y', 'msg_c']);
+  });
+
+  it('hides nothing when the run fits, and hands back the same list', () => {
+    expect(newestSteps(all, 5)).toEqual({ hidden: 0, items: all });
+    expect(newestSteps(all, 150).items).toBe(all);
+    expect(newestSteps([], 150)).toEqual({ hidden: 0, items: [] });
+  });
+});
+
+describe('groupApprovals', () => {
+  const approval = (id: string, toolCallId: string) =>
+    ({ id, toolCallId, runId: 'run_1' }) as unknown as Approval;
+  const all = ['msg_a', 'call_x', 'call_y'].map(step);
+
+  it("puts each approval under its call, in the order given (a call's retries too)", () => {
+    const { byCall, loose } = groupApprovals(
+      [approval('ap_1', 'call_y'), approval('ap_2', 'call_x'), approval('ap_3', 'call_y')],
+      all,
+    );
+    expect([...byCall.keys()]).toEqual(['call_y', 'call_x']);
+    expect(byCall.get('call_y')?.map((a) => a.id)).toEqual(['ap_1', 'ap_3']);
+    expect(byCall.get('call_x')?.map((a) => a.id)).toEqual(['ap_2']);
+    expect(loose).toEqual([]);
+  });
+
+  it('keeps apart, in order, the approvals whose call is none of the steps', () => {
+    const { byCall, loose } = groupApprovals(
+      [approval('ap_1', 'call_gone'), approval('ap_2', 'call_x'), approval('ap_3', 'call_new')],
+      all,
+    );
+    expect(loose.map((a) => a.id)).toEqual(['ap_1', 'ap_3']);
+    expect([...byCall.keys()]).toEqual(['call_x']);
+  });
+
+  it('groups by every step, hidden ones too: a hidden call takes its approvals with it', () => {
+    const { hidden, items } = newestSteps(all, 1);
+    expect(hidden).toBe(2);
+    const { byCall, loose } = groupApprovals([approval('ap_1', 'call_x')], all);
+    expect(stepIds(items)).not.toContain('call_x');
+    expect(byCall.get('call_x')?.map((a) => a.id)).toEqual(['ap_1']);
+    expect(loose).toEqual([]);
   });
 });

@@ -4,17 +4,17 @@
  * it shows (the card hands it over; nothing here recomputes or takes the event's).
  */
 import type { Approval } from '#protocol';
+import { useSubmit } from '../hooks/use-submit.js';
 import type { HostView } from '../state/app-view.js';
-import { useAction } from '../state/use-action.js';
 import { ApprovalCard } from './approval-card.js';
 
 export function HostApproval({ host, approval }: { host: HostView; approval: Approval }) {
-  const action = useAction();
+  const action = useSubmit(host);
   const by = approval.decidedBy;
   const resolverName = by === null ? undefined : host.state.devices[by]?.name;
   const respond = (decision: 'approve' | 'deny', inputDigest: string) =>
     action.run(decision, () =>
-      host.connection.submit('approval.respond', {
+      action.submit('approval.respond', {
         approvalId: approval.id,
         toolCallId: approval.toolCallId,
         inputDigest,

@@ -5,13 +5,11 @@
  */
 import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
-import { MAX_READ_BYTES, type OpResult } from '#protocol';
+import type { OpResult } from '#protocol';
+import { type ReadTarget, useReader } from '../hooks/use-reader.js';
 import { downloadHref } from '../logic/download-link.js';
 import type { HostView } from '../state/app-view.js';
 import { errorText } from '../state/use-action.js';
-
-/** What is read: a tool call's output or an artifact. */
-export type ReadTarget = { toolCallId: string } | { artifactId: string };
 
 export interface ReadPagerProps {
   host: HostView;
@@ -29,13 +27,7 @@ export function ReadPager({ host, target, ids, loadLabel, render }: ReadPagerPro
   const [download, setDownload] = useState<string | undefined>(undefined);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | undefined>(undefined);
-
-  const read = (offset: number): Promise<ReadResult> => {
-    const range = { offset, limit: MAX_READ_BYTES };
-    return 'toolCallId' in target
-      ? host.connection.request('output.read', { toolCallId: target.toolCallId, ...range })
-      : host.connection.request('artifact.read', { artifactId: target.artifactId, ...range });
-  };
+  const { read, link } = useReader(host, target);
 
   const load = async (offset: number) => {
     setBusy(true);
@@ -55,7 +47,7 @@ export function ReadPager({ host, target, ids, loadLabel, render }: ReadPagerPro
   // paged text above is the way to read it.
   const offerDownload = async () => {
     try {
-      const { url } = await host.connection.request('download.link', target);
+      const { url } = await link();
       setDownload(downloadHref(url, host.origin));
     } catch {
       setDownload(undefined);

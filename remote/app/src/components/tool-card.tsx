@@ -5,8 +5,8 @@
  */
 import type { ToolCall, ToolCallState } from '#protocol';
 import { inputText } from '#client';
+import { useSubmit } from '../hooks/use-submit.js';
 import type { HostView } from '../state/app-view.js';
-import { useAction } from '../state/use-action.js';
 import { ReadPager } from './read-pager.js';
 import { shownText } from './shown-text.js';
 import { useState } from 'preact/hooks';
@@ -76,7 +76,7 @@ export function ToolCard({ host, call }: { host: HostView; call: ToolCall }) {
 
 function UnknownOutcome({ host, call }: { host: HostView; call: ToolCall }) {
   const [choosing, setChoosing] = useState(false);
-  const action = useAction();
+  const action = useSubmit(host);
   const reconciled = call.result?.['reconciled'];
   const verdict =
     typeof reconciled === 'object' && reconciled !== null && 'outcome' in reconciled
@@ -84,7 +84,7 @@ function UnknownOutcome({ host, call }: { host: HostView; call: ToolCall }) {
       : undefined;
   const answer = (outcome: 'happened' | 'did_not_happen') =>
     action.run(outcome, () =>
-      host.connection.submit('toolcall.reconcile', { toolCallId: call.id, outcome }),
+      action.submit('toolcall.reconcile', { toolCallId: call.id, outcome }),
     );
   return (
     <div class="explain">

@@ -2,12 +2,13 @@
  * The devices paired with each host, with when each was last seen; revoke any of them.
  * Revoking this device takes a second tap to confirm, and makes the app forget that host.
  */
-import { useEffect, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import { type Device, TetherError } from '#protocol';
+import { useDevices } from '../hooks/use-devices.js';
+import { useSubmit } from '../hooks/use-submit.js';
 import { ago } from '../logic/run-view.js';
 import { useAppView, useModel, useNow } from '../state/app-context.js';
 import type { HostView } from '../state/app-view.js';
-import { useAction } from '../state/use-action.js';
 
 export function DevicesScreen() {
   const view = useAppView();
@@ -27,17 +28,10 @@ export function DevicesScreen() {
 function HostDevices({ host }: { host: HostView }) {
   const model = useModel();
   const now = useNow();
-  const action = useAction();
-  const [listed, setListed] = useState<readonly Device[] | undefined>(undefined);
+  const action = useSubmit(host);
+  const [listed, setListed] = useDevices(host);
   const [confirming, setConfirming] = useState(false);
   const connected = host.status.state === 'open';
-  useEffect(() => {
-    if (!connected) return;
-    host.connection.request('devices.list', {}).then(
-      (result) => setListed(result.devices),
-      () => undefined,
-    );
-  }, [host.connection, connected]);
 
   // The list answered here has fresh last-seen times; events keep the state's list current.
   const fromState = Object.values(host.state.devices);
@@ -52,17 +46,15 @@ function HostDevices({ host }: { host: HostView }) {
     const self = device.deviceId === host.deviceId;
     action.run(device.deviceId, async () => {
       if (!self) {
-        await host.connection.submit('device.revoke', { deviceId: device.deviceId });
+        await action.submit('device.revoke', { deviceId: device.deviceId });
         setListed((current) => current?.filter((d) => d.deviceId !== device.deviceId));
         return;
       }
       // The host closes this device's socket (4403) at once, maybe before it answers.
-      const revoked = await host.connection
-        .submit('device.revoke', { deviceId: device.deviceId })
-        .then(
-          () => true,
-          (error: unknown) => error instanceof TetherError && error.code === 'device_revoked',
-        );
+      const revoked = await action.submit('device.revoke', { deviceId: device.deviceId }).then(
+        () => true,
+        (error: unknown) => error instanceof TetherError && error.code === 'device_revoked',
+      );
       if (!revoked) throw new Error('The host did not revoke this device. Try again.');
       await model.forgetRevoked(host.hostId);
     });

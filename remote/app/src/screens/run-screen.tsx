@@ -3,61 +3,31 @@
  * artifacts, and the actions its state allows (cancel, continue, follow-up).
  */
 import { useEffect, useState } from 'preact/hooks';
-import {
-  type Approval,
-  type Artifact,
-  isTerminalRunState,
-  type Message,
-  type Run,
-} from '#protocol';
+import { type Artifact, isTerminalRunState, type Message, type Run } from '#protocol';
 import { DiffView } from '../components/diff-view.js';
 import { HostApproval } from '../components/host-approval.js';
 import { MarkdownView } from '../components/markdown-view.js';
 import { ReadPager } from '../components/read-pager.js';
 import { RunStateBadge } from '../components/run-state-badge.js';
 import { ToolCard } from '../components/tool-card.js';
+import { useRun } from '../hooks/use-run.js';
+import { useSubmit } from '../hooks/use-submit.js';
 import { looksLikeDiff } from '../logic/diff-lines.js';
-import { RUN_WINDOW, RUN_WINDOW_STEP, timelineItems } from '../logic/run-timeline.js';
+import {
+  groupApprovals,
+  newestSteps,
+  RUN_WINDOW,
+  RUN_WINDOW_STEP,
+  timelineItems,
+} from '../logic/run-timeline.js';
 import { currentRetry, formatBytes, isSessionIdle } from '../logic/run-view.js';
 import { hostOf, useAppView } from '../state/app-context.js';
 import type { HostView } from '../state/app-view.js';
 import { navigate } from '../state/route-hook.js';
-import { useAction } from '../state/use-action.js';
 
 export function RunScreen({ hostId, runId }: { hostId: string; runId: string }) {
   const view = useAppView();
-  const host = hostOf(view, hostId);
-  const connection = host?.connection;
-  const [runReady, setRunReady] = useState(false);
-  useEffect(() => {
-    if (connection === undefined) return;
-    setRunReady(false);
-    // The run's own snapshot brings its messages, tool calls and live text.
-    const subscription = connection.subscribeEvents({ runId });
-    let current = true;
-    subscription.ready.then(
-      () => current && setRunReady(true),
-      () => undefined,
-    );
-    return () => {
-      current = false;
-      subscription.close();
-    };
-  }, [connection, runId]);
-
-  // Until the run's snapshot came, the cached run (tool calls, messages) beats a live
-  // state that has seen nothing of the run but its record. Once it came, the run is shown
-  // from the connection's state itself: the model's view may be a frame older than the
-  // snapshot, and would briefly show the run without its tool calls.
-  const cached = host?.cached;
-  const shown =
-    host === undefined
-      ? undefined
-      : runReady
-        ? { ...host, state: host.connection.state.state }
-        : cached?.runs[runId] !== undefined && host.state.timelines[runId] === undefined
-          ? { ...host, state: cached }
-          : host;
+  const shown = useRun(hostOf(view, hostId), runId);
   const run = shown?.state.runs[runId];
   if (shown === undefined || run === undefined) {
     return (
@@ -82,32 +52,23 @@ function RunView({ host, run }: { host: HostView; run: Run }) {
   const retry = currentRetry(run, timeline);
   const preview = state.previews[run.id];
   const terminal = isTerminalRunState(run.state);
-  const action = useAction();
+  const action = useSubmit(host);
   const all = timelineItems(state, run.id, timeline);
   // A long run shows its newest steps; earlier ones come on demand, so opening a run of
   // thousands of tool calls costs a screenful of cards, not all of them.
   const [windowSize, setWindowSize] = useState(RUN_WINDOW);
   useEffect(() => setWindowSize(RUN_WINDOW), [run.id]);
-  const hidden = Math.max(0, all.length - windowSize);
-  const items = hidden === 0 ? all : all.slice(hidden);
-  const hiddenCalls = new Set(
-    all.slice(0, hidden).flatMap((item) => (item.kind === 'tool' ? [item.call.id] : [])),
-  );
-  const approvals = Object.values(state.approvals).filter((approval) => approval.runId === run.id);
+  const { hidden, items } = newestSteps(all, windowSize);
   // By tool call, once a render: each card looks up its own instead of scanning them all.
-  const approvalsByCall = new Map<string, Approval[]>();
-  for (const approval of approvals) {
-    const list = approvalsByCall.get(approval.toolCallId);
-    if (list === undefined) approvalsByCall.set(approval.toolCallId, [approval]);
-    else list.push(approval);
-  }
-  const shown = new Set<string>();
+  const approvals = groupApprovals(
+    Object.values(state.approvals).filter((approval) => approval.runId === run.id),
+    all,
+  );
 
-  const cancel = () =>
-    action.run('cancel', () => host.connection.submit('run.cancel', { runId: run.id }));
+  const cancel = () => action.run('cancel', () => action.submit('run.cancel', { runId: run.id }));
   const resume = () =>
     action.run('continue', async () => {
-      const result = await host.connection.submit('run.continue', { runId: run.id });
+      const result = await action.submit('run.continue', { runId: run.id });
       navigate({ screen: 'run', hostId: host.hostId, runId: result.runId });
     });
 
@@ -148,20 +109,16 @@ function RunView({ host, run }: { host: HostView; run: Run }) {
       {items.map((item) => {
         if (item.kind === 'message')
           return <AssistantMessage key={item.message.id} message={item.message} />;
-        const own = approvalsByCall.get(item.call.id) ?? [];
-        for (const approval of own) shown.add(approval.id);
         return [
           <ToolCard key={item.call.id} host={host} call={item.call} />,
-          ...own.map((approval) => (
+          ...(approvals.byCall.get(item.call.id) ?? []).map((approval) => (
             <HostApproval key={approval.id} host={host} approval={approval} />
           )),
         ];
       })}
-      {approvals
-        .filter((approval) => !shown.has(approval.id) && !hiddenCalls.has(approval.toolCallId))
-        .map((approval) => (
-          <HostApproval key={approval.id} host={host} approval={approval} />
-        ))}
+      {approvals.loose.map((approval) => (
+        <HostApproval key={approval.id} host={host} approval={approval} />
+      ))}
       {preview !== undefined && !terminal && (
         <AssistantMessage
           key={preview.messageId}
@@ -307,12 +264,12 @@ function Artifacts({ host, artifacts }: { host: HostView; artifacts: readonly Ar
 
 function FollowUp({ host, run, idle }: { host: HostView; run: Run; idle: boolean }) {
   const [text, setText] = useState('');
-  const action = useAction();
+  const action = useSubmit(host);
   const send = () => {
     const task = text.trim();
     if (task === '') return;
     action.run('followup', async () => {
-      const result = await host.connection.submit('run.submit', {
+      const result = await action.submit('run.submit', {
         sessionId: run.sessionId,
         input: { text: task },
       });

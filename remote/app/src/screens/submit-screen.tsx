@@ -5,10 +5,10 @@
  */
 import { useState } from 'preact/hooks';
 import { ModelNotice } from '../components/model-notice.js';
+import { useSubmit } from '../hooks/use-submit.js';
 import { useAppView } from '../state/app-context.js';
 import type { HostView } from '../state/app-view.js';
 import { navigate } from '../state/route-hook.js';
-import { useAction } from '../state/use-action.js';
 
 export function SubmitScreen() {
   const view = useAppView();
@@ -42,7 +42,7 @@ function SubmitForm({ host }: { host: HostView }) {
   const [text, setText] = useState('');
   const [workspace, setWorkspace] = useState<string | undefined>(undefined);
   const [model, setModel] = useState<string | undefined>(undefined);
-  const action = useAction();
+  const action = useSubmit(host);
   const workspaces = host.info?.workspaces ?? [];
   const models = host.info?.models ?? [];
   const chosenWorkspace = workspace ?? workspaces[0]?.path;
@@ -51,7 +51,7 @@ function SubmitForm({ host }: { host: HostView }) {
   const submit = () => {
     const task = text.trim();
     if (task === '') return;
-    const answered = host.connection.submit('run.submit', {
+    const answered = action.submit('run.submit', {
       input: { text: task },
       ...(chosenWorkspace === undefined ? {} : { workspace: chosenWorkspace }),
       ...(models.length > 1 && chosenModel !== undefined ? { model: chosenModel } : {}),
