@@ -66,7 +66,7 @@ export {
   Session,
   ToolCall,
 } from './records.js';
-export { DEFAULT_PUSH_KINDS, DevicePush, PushKind, PushPayload, PushSubscription } from './push.js';
+export { DEFAULT_PUSH_KINDS, DevicePush, PushKind, PushPayload } from './push.js';
 export { Event } from './events.js';
 export type { EventPayload, NewEvent } from './events.js';
 export { MAX_READ_BYTES, OPS, RunGetResult, SubscribeScope, UnscopedSnapshot } from './ops.js';

@@ -25,14 +25,13 @@ export const DEFAULT_PUSH_KINDS: readonly PushKind[] = [
  * `PushSubscription.toJSON()` as a browser gives it: an endpoint URL (checked by the host
  * against its allowed push services), its expiry or null, and the keys the payload is
  * encrypted to: `p256dh` the 65-byte uncompressed P-256 point, `auth` the 16-byte secret,
- * both canonical base64url (no padding).
+ * both canonical base64url (no padding). The app reaches it as `OPS['push.subscribe'].args`.
  */
 export const PushSubscription = z.strictObject({
   endpoint: z.string().min(1).max(2048),
   expirationTime: Millis.nullable().optional(),
   keys: z.strictObject({ p256dh: b64uBytes(65), auth: b64uBytes(16) }),
 });
-export type PushSubscription = z.infer<typeof PushSubscription>;
 
 /** A device's push state as `devices.list` shows it. */
 export const DevicePush = z.looseObject({

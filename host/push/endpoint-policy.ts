@@ -6,7 +6,7 @@
 import { TetherError } from '../../protocol/index.js';
 
 /** Apple (Safari, iOS 16.4+), Google FCM (Chrome), Mozilla (Firefox), Microsoft (Edge). */
-export const KNOWN_PUSH_ORIGINS: readonly string[] = [
+const KNOWN_PUSH_ORIGINS: readonly string[] = [
   'https://*.push.apple.com',
   'https://fcm.googleapis.com',
   'https://updates.push.services.mozilla.com',

@@ -3,5 +3,3 @@
  * delivery to the push services.
  */
 export { PushDispatcher } from './push-dispatcher.js';
-export type { PushTestResult } from './push-dispatcher.js';
-export type { PushHost } from './types.js';
