@@ -5,24 +5,19 @@
  * be spawned at all. The abort is made to land exactly in that window: after the tool's
  * first look at the signal, while it prepares the output file.
  */
-import { existsSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { parseToolInput } from '../../host/tools/index.js';
 import { createRunCommandTool } from '../../host/tools/testing.js';
 import type { ToolContext } from '../../host/tools/index.js';
 import type { ToolOutputSink } from '../../host/tools/testing.js';
-
-const roots: string[] = [];
-afterEach(() => {
-  for (const root of roots.splice(0)) rmSync(root, { recursive: true, force: true });
-});
+import { tempDir } from '../support/temp-dir.js';
 
 describe('run_command stopped while it prepares', () => {
   it('spawns nothing when the signal aborts while the output file is being opened', async () => {
-    const root = realpathSync(mkdtempSync(join(tmpdir(), 'tether-abort-spawn-')));
-    roots.push(root);
+    await using temp = tempDir('tether-abort-spawn-');
+    const root = temp.path;
     const controller = new AbortController();
     const sink: ToolOutputSink = {
       path: join(root, 'call.out'),

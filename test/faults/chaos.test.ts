@@ -12,6 +12,7 @@ import {
   textTurn,
   type ScriptedModelServer,
 } from '../support/scripted-model-server.js';
+import { until } from '../support/wait.js';
 
 const SEED = Number(process.env['CHAOS_SEED'] ?? Date.now() % 1_000_000);
 const COMMANDS = 1_000;
@@ -45,14 +46,14 @@ describe('chaos', () => {
       // A share of the commands answered and some sockets dropped meanwhile. The drops are
       // counted, not timed: a busy test process fires the drop timer late (seen: 11 fires
       // in 20 s), and with the timer alone a run could see almost none.
+      // No limit of its own: the test's (120 s) applies.
       const progress = (share: number, drops: number) =>
-        new Promise<void>((resolve) => {
-          const check = () =>
-            workload.answered >= COMMANDS * share && workload.drops >= drops
-              ? resolve()
-              : setTimeout(check, 50);
-          check();
-        });
+        until(
+          `${share * 100}% of the commands answered and ${drops} socket drops`,
+          () => ({ answered: workload.answered, drops: workload.drops }),
+          (now) => now.answered >= COMMANDS * share && now.drops >= drops,
+          { timeout: 120_000, interval: 50 },
+        );
       await progress(0.3, 2);
       await host.restart();
       await progress(0.65, 4);

@@ -9,8 +9,6 @@
  * every event the client received is in the store, unchanged, in the same order, and no
  * command's process group is alive or left to kill.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Event } from '../../protocol/index.js';
@@ -18,6 +16,7 @@ import { TetherClient } from '../../remote/client/index.js';
 import { FileStorage, nodeWebSocketFactory } from '../../remote/client/node/index.js';
 import { groupAlive, MARK_SCRIPT, startFaultHost, type FaultHost } from '../support/fault-host.js';
 import { textTurn, toolCallTurn } from '../support/scripted-model-server.js';
+import { tempDir } from '../support/temp-dir.js';
 import { until } from '../support/wait.js';
 
 const RUNS = 200;
@@ -47,12 +46,12 @@ function prng(seed: number): () => number {
 
 let fault: FaultHost | undefined;
 let client: TetherClient | undefined;
-const root = mkdtempSync(join(tmpdir(), 'tether-crash-loop-'));
+const root = tempDir('tether-crash-loop-', { realpath: false });
 
 afterAll(async () => {
   await client?.close();
   await fault?.dispose();
-  rmSync(root, { recursive: true, force: true });
+  root.remove();
 });
 
 describe('the crash loop', () => {
@@ -63,7 +62,7 @@ describe('the crash loop', () => {
     const host = await startFaultHost({ scripts: { 'slow-mark.sh': SLOW_MARK_SCRIPT } });
     fault = host;
     client = new TetherClient({
-      storage: new FileStorage(join(root, 'client.json')),
+      storage: new FileStorage(join(root.path, 'client.json')),
       socketFactory: nodeWebSocketFactory(),
       settings: { backoff: { baseMs: 50, maxMs: 400 }, requestTimeoutMs: 60_000 },
     });

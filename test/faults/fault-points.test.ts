@@ -5,29 +5,14 @@
  */
 import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import {
-  closeSync,
-  existsSync,
-  mkdtempSync,
-  openSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
-import { tmpdir } from 'node:os';
+import { closeSync, existsSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { digest } from '../../protocol/index.js';
 import { startFaultHost, markCommand, type FaultHost } from '../support/fault-host.js';
+import { tempDir } from '../support/temp-dir.js';
 import { until } from '../support/wait.js';
 import { textTurn, toolCallTurn, type StreamTurn } from '../support/scripted-model-server.js';
-
-let fault: FaultHost | undefined;
-
-afterEach(async () => {
-  await fault?.dispose();
-  fault = undefined;
-});
 
 const submitArgs = (text: string) => ({ commandId: randomUUID(), input: { text } });
 
@@ -81,25 +66,22 @@ function eventSeen(host: FaultHost, runId: string, type: string): Promise<true> 
   );
 }
 
-/** Runs a point's scenario up to the kill: a run whose model proposes `sh mark.sh <tag>`. */
-async function killedDuringMark(
-  point: string,
-  tag: string,
-): Promise<{ host: FaultHost; runId: string }> {
-  const host = await startFaultHost({ point });
-  fault = host;
+/**
+ * Runs a point's scenario up to the kill and the clean restart, on a host armed with that
+ * point: a run whose model proposes `sh mark.sh <tag>`. Returns the run's id.
+ */
+async function killedDuringMark(host: FaultHost, tag: string): Promise<string> {
   host.model.push(markTurn(tag), textTurn('Marked.'));
   const runId = await submit(host, `Mark ${tag}`);
   await host.died();
   await host.restartClean();
   await eventSeen(host, runId, 'session.idle');
-  return { host, runId };
+  return runId;
 }
 
 describe('fault points: the host killed in each crash window, then restarted', () => {
   it('command committed, answer lost: the resent commandId gets the same run, which starts once', async () => {
-    const host = await startFaultHost({ point: 'command-committed' });
-    fault = host;
+    await using host = await startFaultHost({ point: 'command-committed' });
     host.model.push(textTurn('Hello once.'));
     const args = submitArgs('Say hello');
     await expect(host.channel.call('run.submit', args)).rejects.toThrow(/closed before the answer/);
@@ -124,8 +106,7 @@ describe('fault points: the host killed in each crash window, then restarted', (
 
   it('model stream cut inside a tool call: the run is interrupted and the half-formed call never ran', async () => {
     // Events: text, the call's header, its first argument fragment: die at the third.
-    const host = await startFaultHost({ point: 'model-stream', hit: 3 });
-    fault = host;
+    await using host = await startFaultHost({ point: 'model-stream', hit: 3 });
     const turn = markTurn('stream');
     turn.items.splice(1, 0, { delta: { content: 'Marking now.' } });
     host.model.push(turn, textTurn('Marked.'));
@@ -145,8 +126,7 @@ describe('fault points: the host killed in each crash window, then restarted', (
   });
 
   it('waiting for approval: still pending after the restart, not approved by itself; approving it finishes the run', async () => {
-    const host = await startFaultHost({ point: 'approval-requested' });
-    fault = host;
+    await using host = await startFaultHost({ point: 'approval-requested' });
     const input = { path: 'approved.txt', content: 'yes\n', expectedSha256: null };
     host.model.push(
       toolCallTurn([{ id: 'call_write', name: 'write_file', arguments: JSON.stringify(input) }]),
@@ -195,8 +175,7 @@ describe('fault points: the host killed in each crash window, then restarted', (
   });
 
   it('a run being cancelled when the host died: interrupted, and its pending approval cancelled', async () => {
-    const host = await startFaultHost({ point: 'approval-requested' });
-    fault = host;
+    await using host = await startFaultHost({ point: 'approval-requested' });
     host.model.push(markTurnAsking());
     const runId = await submit(host, 'Ask first');
     await host.died();
@@ -218,7 +197,8 @@ describe('fault points: the host killed in each crash window, then restarted', (
   });
 
   it('intent committed, not started: the call is cancelled (it never ran), the run interrupted', async () => {
-    const { host, runId } = await killedDuringMark('tool-ready', 'ready');
+    await using host = await startFaultHost({ point: 'tool-ready' });
+    const runId = await killedDuringMark(host, 'ready');
     expect(runState(host, runId)).toBe('interrupted');
     expect(toolCalls(host, runId).map((call) => call.state)).toEqual(['cancelled']);
     const types = host.typesOf(runId);
@@ -229,7 +209,8 @@ describe('fault points: the host killed in each crash window, then restarted', (
   });
 
   it('running committed, before the spawn: unknown, never re-run; reconcile records the verdict', async () => {
-    const { host, runId } = await killedDuringMark('tool-running', 'running');
+    await using host = await startFaultHost({ point: 'tool-running' });
+    const runId = await killedDuringMark(host, 'running');
     expect(runState(host, runId)).toBe('interrupted');
     const [call] = toolCalls(host, runId);
     expect(call?.state).toBe('unknown');
@@ -252,7 +233,8 @@ describe('fault points: the host killed in each crash window, then restarted', (
   });
 
   it('after the spawn: unknown, at most one mark, never re-run; reconcile records the verdict', async () => {
-    const { host, runId } = await killedDuringMark('tool-spawned', 'spawned');
+    await using host = await startFaultHost({ point: 'tool-spawned' });
+    const runId = await killedDuringMark(host, 'spawned');
     expect(runState(host, runId)).toBe('interrupted');
     const [call] = toolCalls(host, runId);
     expect(call?.state).toBe('unknown');
@@ -274,7 +256,8 @@ describe('fault points: the host killed in each crash window, then restarted', (
   });
 
   it('tool exited, result not committed: unknown, and its output file kept for output.read', async () => {
-    const { host, runId } = await killedDuringMark('tool-exited', 'exited');
+    await using host = await startFaultHost({ point: 'tool-exited' });
+    const runId = await killedDuringMark(host, 'exited');
     expect(runState(host, runId)).toBe('interrupted');
     const [call] = toolCalls(host, runId);
     expect(call?.state).toBe('unknown');
@@ -290,8 +273,7 @@ describe('fault points: the host killed in each crash window, then restarted', (
   });
 
   it('between run.finished and session.idle: recovery records the missing session.idle, once', async () => {
-    const host = await startFaultHost({ point: 'run-finished' });
-    fault = host;
+    await using host = await startFaultHost({ point: 'run-finished' });
     host.model.push(textTurn('All done.'));
     const runId = await submit(host, 'Finish');
     await host.died();
@@ -313,18 +295,14 @@ describe('fault settings at start', () => {
 
   /** `tether start` with `env`; it must refuse before touching the data directory. */
   function startWith(env: Record<string, string>) {
-    const root = mkdtempSync(join(tmpdir(), 'tether-fault-env-'));
-    const data = join(root, 'data');
-    try {
-      const run = spawnSync(process.execPath, [bin, 'start', '--data', data, '--port', '0'], {
-        env: { PATH: process.env['PATH'] ?? '', HOME: root, TETHER_KEY_STORE: 'file', ...env },
-        encoding: 'utf8',
-        timeout: 20_000,
-      });
-      return { status: run.status, stderr: run.stderr, created: existsSync(data) };
-    } finally {
-      rmSync(root, { recursive: true, force: true });
-    }
+    using root = tempDir('tether-fault-env-', { realpath: false });
+    const data = join(root.path, 'data');
+    const run = spawnSync(process.execPath, [bin, 'start', '--data', data, '--port', '0'], {
+      env: { PATH: process.env['PATH'] ?? '', HOME: root.path, TETHER_KEY_STORE: 'file', ...env },
+      encoding: 'utf8',
+      timeout: 20_000,
+    });
+    return { status: run.status, stderr: run.stderr, created: existsSync(data) };
   }
 
   it('refuses an unknown point, a point without TETHER_FAULTS=1 and a bad hit, with exit 2', () => {
@@ -374,8 +352,8 @@ describe('fault settings at start', () => {
   });
 
   it('kill even when their line cannot be written to stderr', () => {
-    const root = mkdtempSync(join(tmpdir(), 'tether-fault-stderr-'));
-    const readOnly = join(root, 'read-only');
+    using root = tempDir('tether-fault-stderr-', { realpath: false });
+    const readOnly = join(root.path, 'read-only');
     writeFileSync(readOnly, '');
     const fd = openSync(readOnly, 'r');
     try {
@@ -384,7 +362,6 @@ describe('fault settings at start', () => {
       expect(run).toMatchObject({ status: null, signal: 'SIGKILL', stdout: '' });
     } finally {
       closeSync(fd);
-      rmSync(root, { recursive: true, force: true });
     }
   });
 });

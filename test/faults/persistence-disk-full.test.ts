@@ -12,17 +12,13 @@ import {
   existsSync,
   mkdirSync,
   readFileSync,
-  mkdtempSync,
   openSync,
   closeSync,
-  realpathSync,
   renameSync,
-  rmSync,
   unlinkSync,
   writeFileSync,
   writeSync,
 } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { PairedHost } from '../../pairing/index.js';
@@ -35,6 +31,7 @@ import {
   toolCallTurn,
   type ScriptedModelServer,
 } from '../support/scripted-model-server.js';
+import { tempDir } from '../support/temp-dir.js';
 import { until } from '../support/wait.js';
 
 const cleanups: (() => Promise<void> | void)[] = [];
@@ -223,9 +220,9 @@ async function diskFullDuringARun(
 
 describe('disk full during a run', () => {
   it('SQLite cannot grow the database (SQLITE_FULL): refused, told, stopped, then resumed', async () => {
-    const controlDir = realpathSync(mkdtempSync(join(tmpdir(), 'tether-pages-')));
-    cleanups.push(() => rmSync(controlDir, { recursive: true, force: true }));
-    const control = join(controlDir, 'max-pages');
+    const controlDir = tempDir('tether-pages-');
+    cleanups.push(controlDir.remove);
+    const control = join(controlDir.path, 'max-pages');
     writeFileSync(control, 'none');
     const ctx = await setUp({ env: { TETHER_FAULT_DB_MAX_PAGES: control } });
     await diskFullDuringARun(ctx, {
@@ -254,8 +251,9 @@ describe('disk full during a run', () => {
   }, 90_000);
 
   it('the disk itself is full (a tmpfs of a few MB): the same, from ENOSPC under SQLite', async (test) => {
-    const root = realpathSync(mkdtempSync(join(tmpdir(), 'tether-tmpfs-')));
-    cleanups.push(() => rmSync(root, { recursive: true, force: true }));
+    const temp = tempDir('tether-tmpfs-');
+    cleanups.push(temp.remove);
+    const root = temp.path;
     const mountPoint = join(root, 'disk');
     mkdirSync(mountPoint);
     let mounted: boolean;

@@ -6,8 +6,7 @@
  * and probed again — and once commits work it must resume the scheduler. A real SQLite
  * store made to fail by `max_page_count` (the page-limit control of the fault tests).
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DEFAULT_LIMITS } from '../../host/runtime/testing.js';
@@ -15,6 +14,7 @@ import { LiveHub } from '../../host/runtime/live-hub.js';
 import { PersistenceHealth } from '../../host/runtime/persistence-health.js';
 import { RunScheduler } from '../../host/runtime/run-scheduler.js';
 import { isPersistenceFailed, Store } from '../../host/store/index.js';
+import { tempDir } from '../support/temp-dir.js';
 import { until } from '../support/wait.js';
 
 const cleanups: (() => void)[] = [];
@@ -28,7 +28,8 @@ function eventually(done: () => boolean, what: string): Promise<true> {
 
 describe('the persistence probe after reopening', () => {
   it('survives a commit that fails again in the reopened hook, then resumes', async () => {
-    const root = mkdtempSync(join(tmpdir(), 'tether-reopen-'));
+    const temp = tempDir('tether-reopen-', { realpath: false });
+    const root = temp.path;
     const limitFile = join(root, 'max-pages');
     writeFileSync(limitFile, '');
     const errors: unknown[] = [];
@@ -37,7 +38,7 @@ describe('the persistence probe after reopening', () => {
       pageLimitFile: limitFile,
       reportError: (error) => errors.push(error),
     });
-    cleanups.push(() => rmSync(root, { recursive: true, force: true }));
+    cleanups.push(temp.remove);
     cleanups.push(() => store.db.close());
     const scheduler = new RunScheduler(
       {
@@ -99,11 +100,12 @@ describe('the persistence probe after reopening', () => {
   });
 
   it('resumes the scheduler even when the reopened hook fails for another reason', async () => {
-    const root = mkdtempSync(join(tmpdir(), 'tether-reopen-'));
+    const temp = tempDir('tether-reopen-', { realpath: false });
+    const root = temp.path;
     const limitFile = join(root, 'max-pages');
     writeFileSync(limitFile, '');
     const store = await Store.open({ dataDir: root, pageLimitFile: limitFile });
-    cleanups.push(() => rmSync(root, { recursive: true, force: true }));
+    cleanups.push(temp.remove);
     cleanups.push(() => store.db.close());
     const errors: unknown[] = [];
     const scheduler = new RunScheduler(

@@ -8,24 +8,15 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { createServer, type Server } from 'node:net';
-import {
-  chmodSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  readdirSync,
-  realpathSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { tempDir, type TempDir } from '../support/temp-dir.js';
 
 const bin = new URL('../../bin/tether.js', import.meta.url).pathname;
 
+let temp: TempDir;
 let root: string;
 let data: string;
 const cleanups: (() => void)[] = [];
@@ -142,14 +133,15 @@ function expectRefused(
 }
 
 beforeEach(() => {
-  root = realpathSync(mkdtempSync(join(tmpdir(), 'tether-startup-')));
+  temp = tempDir('tether-startup-');
+  root = temp.path;
   data = join(root, 'data');
   mkdirSync(join(root, 'ws'));
 });
 
 afterEach(() => {
   for (const cleanup of cleanups.splice(0).reverse()) cleanup();
-  rmSync(root, { recursive: true, force: true });
+  temp.remove();
 });
 
 describe('tether start refuses bad input and changes nothing', () => {

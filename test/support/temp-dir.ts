@@ -20,7 +20,7 @@ export interface TempDir {
   /** The folder, created empty. */
   readonly path: string;
   /** Removes the folder and everything in it; a folder already gone is fine. */
-  remove(): void;
+  remove(this: void): void;
   [Symbol.dispose](): void;
   [Symbol.asyncDispose](): Promise<void>;
 }
