@@ -9,20 +9,22 @@
  * workspace that is neither protected nor a folder holding a protected path.
  */
 import { readFileSync } from 'node:fs';
-import { mkdir, mkdtemp, realpath, rm, symlink, writeFile } from 'node:fs/promises';
-import os from 'node:os';
+import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { allowRuleWarnings, decidePolicy, PolicyConfig } from '../../host/policy/index.js';
 import type { PolicyDecision } from '../../host/policy/index.js';
 import type { PolicyConfigInput } from '../../host/policy/testing.js';
+import { tempDir, type TempDir } from '../support/temp-dir.js';
 
+let temp: TempDir;
 let root: string;
 let workspace: string;
 
 beforeAll(async () => {
-  root = await realpath(await mkdtemp(path.join(os.tmpdir(), 'tether-rules-')));
+  temp = tempDir('tether-rules-');
+  root = temp.path;
   workspace = path.join(root, 'workspace');
   for (const folder of [
     'src',
@@ -46,7 +48,7 @@ beforeAll(async () => {
   await symlink('.env', path.join(workspace, 'link-env'));
   await symlink('src', path.join(workspace, 'link-src'));
 });
-afterAll(() => rm(root, { recursive: true, force: true }));
+afterAll(() => temp.remove());
 
 function decide(command: string, policy: PolicyConfigInput, cwd?: string): Promise<PolicyDecision> {
   return decidePolicy(

@@ -1,19 +1,21 @@
-import { mkdir, mkdtemp, readdir, realpath, rm, symlink, writeFile } from 'node:fs/promises';
-import os from 'node:os';
+import { mkdir, readdir, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { decidePolicy, PolicyConfig } from '../../host/policy/index.js';
 import type { PolicyDecision } from '../../host/policy/index.js';
 import type { PolicyConfigInput } from '../../host/policy/testing.js';
+import { tempDir, type TempDir } from '../support/temp-dir.js';
 
 /** Real temporary folders: a workspace, a folder beside it, and a home with secrets. */
+let temp: TempDir;
 let root: string;
 let workspace: string;
 let outside: string;
 let home: string;
 
 beforeEach(async () => {
-  root = await realpath(await mkdtemp(path.join(os.tmpdir(), 'tether-policy-')));
+  temp = tempDir('tether-policy-');
+  root = temp.path;
   workspace = path.join(root, 'workspace');
   outside = path.join(root, 'outside');
   home = path.join(root, 'home');
@@ -33,7 +35,7 @@ beforeEach(async () => {
   await writeFile(path.join(home, '.ssh', 'id_rsa'), 'key\n');
   await writeFile(path.join(home, 'Library', 'Keychains', 'login.keychain-db'), 'db');
 });
-afterEach(() => rm(root, { recursive: true, force: true }));
+afterEach(() => temp.remove());
 
 function decide(
   name: string,

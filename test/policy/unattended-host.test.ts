@@ -8,7 +8,7 @@ import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { startFaultHost, type FaultHost } from '../support/fault-host.js';
 import { until } from '../support/wait.js';
@@ -21,15 +21,9 @@ const OLD_EXAMPLE_RULES = [
   ['npm', 'test'],
 ];
 
-let fault: FaultHost | undefined;
-afterEach(async () => {
-  await fault?.dispose();
-  fault = undefined;
-});
-
-async function start(policy: Record<string, unknown>): Promise<FaultHost> {
-  fault = await startFaultHost({ config: { policy } });
-  return fault;
+/** A host whose config holds `policy`; each test disposes of it (`await using`). */
+function start(policy: Record<string, unknown>): Promise<FaultHost> {
+  return startFaultHost({ config: { policy } });
 }
 
 function git(cwd: string, ...args: string[]): void {
@@ -132,7 +126,7 @@ async function approve(host: FaultHost, approval: PendingApproval): Promise<void
 
 describe('issue 11 finding 1: options turn an allow rule into code execution', () => {
   it('git diff --output=FILE under the old example rules asks, and writes nothing', async () => {
-    const host = await start({ commands: { allow: OLD_EXAMPLE_RULES } });
+    await using host = await start({ commands: { allow: OLD_EXAMPLE_RULES } });
     initRepository(host.host.workspace);
     const command = 'git diff --output=pwned.txt';
     const runId = await propose(host, 'run_command', { command });
@@ -143,7 +137,7 @@ describe('issue 11 finding 1: options turn an allow rule into code execution', (
   });
 
   it('npm test --node-options=… asks, and the preloaded script never runs', async () => {
-    const host = await start({ commands: { allow: OLD_EXAMPLE_RULES } });
+    await using host = await start({ commands: { allow: OLD_EXAMPLE_RULES } });
     const { workspace } = host.host;
     writeFileSync(join(workspace, 'package.json'), '{"scripts":{"test":"node -e 0"}}\n');
     writeFileSync(join(workspace, 'evil.cjs'), "require('fs').writeFileSync('pwned.txt', 'x')\n");
@@ -155,7 +149,7 @@ describe('issue 11 finding 1: options turn an allow rule into code execution', (
   });
 
   it('the exact rule still runs unasked', async () => {
-    const host = await start({ commands: { allow: OLD_EXAMPLE_RULES } });
+    await using host = await start({ commands: { allow: OLD_EXAMPLE_RULES } });
     initRepository(host.host.workspace);
     const runId = await propose(host, 'run_command', { command: 'git status' });
     await waitForIdle(host, runId);
@@ -168,7 +162,7 @@ describe('issue 11 finding 2: an allowed command must not run code from reposito
     `[core]\n\tbare = false\n\tworktree = ..\n\tfsmonitor = "touch ${marker}; false"\n`;
 
   it('git status in an embedded bare repository asks, and its fsmonitor never runs', async () => {
-    const host = await start({ commands: { allow: [['git', 'status']] } });
+    await using host = await start({ commands: { allow: [['git', 'status']] } });
     const evil = join(host.host.workspace, 'evil');
     for (const folder of ['objects', 'refs/heads'])
       mkdirSync(join(evil, folder), { recursive: true });
@@ -182,7 +176,7 @@ describe('issue 11 finding 2: an allowed command must not run code from reposito
   });
 
   it("git status allowed in the workspace runs with the repository's fsmonitor and hooks off", async () => {
-    const host = await start({ commands: { allow: [['git', 'status']] } });
+    await using host = await start({ commands: { allow: [['git', 'status']] } });
     const { workspace } = host.host;
     initRepository(workspace);
     const marker = join(workspace, 'fsmonitor-ran');
@@ -204,7 +198,7 @@ describe('issue 11 finding 2: an allowed command must not run code from reposito
 
 describe('issue 11 finding 4: policy is decided again when an approval is answered and at execution', () => {
   it('an approval answered after a restart with run_command "deny" fails permission_denied', async () => {
-    const host = await start({});
+    await using host = await start({});
     const runId = await propose(host, 'run_command', { command: 'sh mark.sh late' });
     const approval = await waitForApproval(host, runId);
     await host.host.stop();
@@ -221,7 +215,7 @@ describe('issue 11 finding 4: policy is decided again when an approval is answer
   });
 
   it('a folder swapped for a symlink into .git/hooks after the card cannot write the hook', async () => {
-    const host = await start({});
+    await using host = await start({});
     const { workspace } = host.host;
     initRepository(workspace);
     mkdirSync(join(workspace, 'hooksdir'));
@@ -251,7 +245,7 @@ describe('issue 11 finding 4: policy is decided again when an approval is answer
 
 describe('issue 11 finding 3 (host side): the card carries every field that changes what runs', () => {
   it('a command outside the workspace previews the command, its folder and the outside path', async () => {
-    const host = await start({});
+    await using host = await start({});
     const outside = dirname(host.host.workspace);
     const command = 'sh workspace/mark.sh outside';
     const runId = await propose(host, 'run_command', { command, cwd: outside });
@@ -265,7 +259,7 @@ describe('issue 11 finding 3 (host side): the card carries every field that chan
   });
 
   it('a write outside the workspace previews its real path and its diff', async () => {
-    const host = await start({});
+    await using host = await start({});
     const target = join(dirname(host.host.workspace), 'outside.txt');
     const runId = await propose(host, 'write_file', {
       path: target,

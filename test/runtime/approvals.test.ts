@@ -1,15 +1,12 @@
 import { appendFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { TetherError, digest } from '../../protocol/index.js';
 import { readOnlyTools, type ToolDefinition } from '../../host/tools/index.js';
 import { defineTool } from '../../host/tools/testing.js';
 import { textTurn, toolCallTurn } from '../support/scripted-model-server.js';
 import { commandId, startHarness, type Harness } from './harness.js';
-
-let harness: Harness;
-afterEach(async () => harness?.close());
 
 /** A tool with a side effect: appends a line to `marks.txt` in the workspace. */
 const markTool = defineTool({
@@ -27,7 +24,7 @@ const markTool = defineTool({
 
 const tools = [...readOnlyTools, markTool];
 
-function marks(): string {
+function marks(harness: Harness): string {
   try {
     return readFileSync(join(harness.workspace, 'marks.txt'), 'utf8');
   } catch {
@@ -35,7 +32,7 @@ function marks(): string {
   }
 }
 
-async function parkedRun(): Promise<{
+async function parkedRun(harness: Harness): Promise<{
   runId: string;
   approvalId: string;
   toolCallId: string;
@@ -73,19 +70,19 @@ function codeOf(fn: () => unknown): string {
 
 describe('approvals bound to the input', () => {
   it('approve: the tool runs once and the run goes on', async () => {
-    harness = await startHarness({ runtime: { tools } });
-    const parked = await parkedRun();
+    await using harness = await startHarness({ runtime: { tools } });
+    const parked = await parkedRun(harness);
     expect(parked.inputDigest).toBe(
       digest({ tool: 'mark', input: { line: 'hello' }, workspace: harness.workspace }),
     );
-    expect(marks()).toBe('');
+    expect(marks(harness)).toBe('');
     const answer = harness.runtime.respondApproval(
       { commandId: commandId(), ...parked, decision: 'approve' },
       'dev-a',
     );
     expect(answer).toEqual({ status: 'approved' });
     await harness.runtime.whenIdle();
-    expect(marks()).toBe('hello\n');
+    expect(marks(harness)).toBe('hello\n');
     expect(harness.runtime.getRun(parked.runId).run.state).toBe('succeeded');
     expect(harness.typesOf(parked.runId)).toEqual([
       'run.queued',
@@ -105,14 +102,14 @@ describe('approvals bound to the input', () => {
   });
 
   it('deny: the model is told permission_denied and goes on without the tool', async () => {
-    harness = await startHarness({ runtime: { tools } });
-    const parked = await parkedRun();
+    await using harness = await startHarness({ runtime: { tools } });
+    const parked = await parkedRun(harness);
     harness.runtime.respondApproval(
       { commandId: commandId(), ...parked, decision: 'deny', note: 'not now' },
       'dev-a',
     );
     await harness.runtime.whenIdle();
-    expect(marks()).toBe('');
+    expect(marks(harness)).toBe('');
     const run = harness.runtime.getRun(parked.runId);
     expect(run.run.state).toBe('succeeded');
     expect(run.toolCalls[0]).toMatchObject({ state: 'failed', startedAt: null });
@@ -121,8 +118,8 @@ describe('approvals bound to the input', () => {
   });
 
   it('a wrong digest is digest_mismatch and leaves the approval pending', async () => {
-    harness = await startHarness({ runtime: { tools } });
-    const parked = await parkedRun();
+    await using harness = await startHarness({ runtime: { tools } });
+    const parked = await parkedRun(harness);
     const wrong = digest({ tool: 'mark', input: { line: 'rm -rf' }, workspace: harness.workspace });
     expect(
       codeOf(() =>
@@ -133,12 +130,12 @@ describe('approvals bound to the input', () => {
       ),
     ).toBe('digest_mismatch');
     expect(harness.runtime.getRun(parked.runId).approvals[0]?.state).toBe('pending');
-    expect(marks()).toBe('');
+    expect(marks(harness)).toBe('');
   });
 
   it('two answers race: the first wins, the second hears who decided what', async () => {
-    harness = await startHarness({ runtime: { tools } });
-    const parked = await parkedRun();
+    await using harness = await startHarness({ runtime: { tools } });
+    const parked = await parkedRun(harness);
     harness.runtime.respondApproval(
       { commandId: commandId(), ...parked, decision: 'deny' },
       'dev-a',
@@ -157,12 +154,12 @@ describe('approvals bound to the input', () => {
       details: { decision: 'denied', by: 'dev-a' },
     });
     await harness.runtime.whenIdle();
-    expect(marks()).toBe('');
+    expect(marks(harness)).toBe('');
   });
 
   it('approve after cancel: approval_resolved, cancelled by cancel; nothing runs', async () => {
-    harness = await startHarness({ runtime: { tools } });
-    const parked = await parkedRun();
+    await using harness = await startHarness({ runtime: { tools } });
+    const parked = await parkedRun(harness);
     expect(
       harness.runtime.cancel({ commandId: commandId(), runId: parked.runId }, 'dev-a'),
     ).toEqual({ state: 'cancelling' });
@@ -176,7 +173,7 @@ describe('approvals bound to the input', () => {
       ),
     ).toBe('approval_resolved');
     await harness.runtime.whenIdle();
-    expect(marks()).toBe('');
+    expect(marks(harness)).toBe('');
     expect(harness.typesOf(parked.runId).slice(-5)).toEqual([
       'run.cancel_requested',
       'tool.approval_resolved',
@@ -187,8 +184,8 @@ describe('approvals bound to the input', () => {
   });
 
   it('approve after expiry: approval_expired; the expiry denied it and the run went on', async () => {
-    harness = await startHarness({ runtime: { tools, limits: { approvalTtlMs: 50 } } });
-    const parked = await parkedRun();
+    await using harness = await startHarness({ runtime: { tools, limits: { approvalTtlMs: 50 } } });
+    const parked = await parkedRun(harness);
     // A fixed wait on purpose: the answer must come after the 50 ms TTL, whoever expires it.
     await new Promise((resolve) => setTimeout(resolve, 80));
     expect(
@@ -205,12 +202,12 @@ describe('approvals bound to the input', () => {
     );
     expect(resolved?.payload).toMatchObject({ decision: 'denied', by: 'expiry' });
     expect(harness.runtime.getRun(parked.runId).run.state).toBe('succeeded');
-    expect(marks()).toBe('');
+    expect(marks(harness)).toBe('');
   });
 
   it('stays pending across a host restart; approved then, the run continues and the tool runs once', async () => {
-    harness = await startHarness({ runtime: { tools } });
-    const parked = await parkedRun();
+    await using harness = await startHarness({ runtime: { tools } });
+    const parked = await parkedRun(harness);
     await harness.restart({ tools });
     expect(harness.runtime.getRun(parked.runId).run.state).toBe('waiting_for_approval');
     expect(harness.runtime.getRun(parked.runId).approvals[0]?.state).toBe('pending');
@@ -219,13 +216,13 @@ describe('approvals bound to the input', () => {
       'dev-a',
     );
     await harness.runtime.whenIdle();
-    expect(marks()).toBe('hello\n');
+    expect(marks(harness)).toBe('hello\n');
     expect(harness.runtime.getRun(parked.runId).run.state).toBe('succeeded');
   });
 
   it('a parked run holds its session but not the host slot', async () => {
-    harness = await startHarness({ runtime: { tools } });
-    const parked = await parkedRun();
+    await using harness = await startHarness({ runtime: { tools } });
+    const parked = await parkedRun(harness);
     harness.model.push(textTurn('other session ran'));
     const other = harness.runtime.submit(
       { commandId: commandId(), input: { text: 'elsewhere' } },

@@ -1,19 +1,12 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { ModelAdapter } from '../../host/model/index.js';
 import type { ModelStreamEvent } from '../../host/model/testing.js';
 import { readOnlyTools, type ToolDefinition } from '../../host/tools/index.js';
 import { defineTool } from '../../host/tools/testing.js';
-import {
-  fakeTextTurn,
-  fakeToolCallTurn,
-  type InProcessModel,
-} from '../support/in-process-model.js';
+import { fakeTextTurn, fakeToolCallTurn } from '../support/in-process-model.js';
 import { until } from '../support/wait.js';
-import { commandId, startHarness, type Harness } from './harness.js';
-
-let harness: Harness<InProcessModel>;
-afterEach(async () => harness?.close());
+import { commandId, startHarness } from './harness.js';
 
 /** A tool that runs until it is aborted, and says when it started. */
 function blockingTool(started: () => void): ToolDefinition<unknown> {
@@ -39,7 +32,7 @@ function blockingTool(started: () => void): ToolDefinition<unknown> {
 
 describe('cancel', () => {
   it('while the model streams: aborts the request and ends cancelled, no tool', async () => {
-    harness = await startHarness({ model: 'in-process' });
+    await using harness = await startHarness({ model: 'in-process' });
     harness.model.push({ ...fakeTextTurn(['a', 'b', 'c']), stallAfter: 2 });
     const { runId } = harness.runtime.submit(
       { commandId: commandId(), input: { text: 'x' } },
@@ -66,7 +59,7 @@ describe('cancel', () => {
 
   it('while a tool runs: aborts it and records it cancelled', async () => {
     let started = false;
-    harness = await startHarness({
+    await using harness = await startHarness({
       model: 'in-process',
       runtime: { tools: [...readOnlyTools, blockingTool(() => (started = true))] },
     });
@@ -93,7 +86,7 @@ describe('cancel', () => {
 
   it('while queued: ends at once, never starts, and a cancel of a finished run answers its state', async () => {
     let started = false;
-    harness = await startHarness({
+    await using harness = await startHarness({
       model: 'in-process',
       runtime: { tools: [blockingTool(() => (started = true))] },
     });
@@ -137,7 +130,7 @@ describe('cancel', () => {
         };
       },
     };
-    harness = await startHarness({
+    await using harness = await startHarness({
       model: 'in-process',
       runtime: {
         model: { adapter: stubborn, name: 'm', available: ['m'] },
@@ -165,7 +158,7 @@ describe('cancel', () => {
 
   it('stops the host gracefully: active runs cancelled, host.stopping recorded', async () => {
     let started = false;
-    harness = await startHarness({
+    await using harness = await startHarness({
       model: 'in-process',
       runtime: { tools: [blockingTool(() => (started = true))] },
     });
@@ -185,7 +178,7 @@ describe('cancel', () => {
 
   it('ends a run past its wall time as failed, stopping the tool it was running', async () => {
     let started = false;
-    harness = await startHarness({
+    await using harness = await startHarness({
       model: 'in-process',
       runtime: { tools: [blockingTool(() => (started = true))], limits: { runWallTimeMs: 100 } },
     });

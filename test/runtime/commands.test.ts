@@ -1,10 +1,7 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { TetherError } from '../../protocol/index.js';
 import { textTurn } from '../support/scripted-model-server.js';
-import { commandId, startHarness, type Harness } from './harness.js';
-
-let harness: Harness;
-afterEach(async () => harness?.close());
+import { commandId, startHarness } from './harness.js';
 
 function codeOf(fn: () => unknown): string {
   try {
@@ -18,7 +15,7 @@ function codeOf(fn: () => unknown): string {
 
 describe('commands are applied once per commandId', () => {
   it('returns the same run for the same command, before and after a store reopen', async () => {
-    harness = await startHarness();
+    await using harness = await startHarness();
     harness.model.push(textTurn('done'));
     const id = commandId();
     const args = { commandId: id, input: { text: 'hello' } };
@@ -35,7 +32,7 @@ describe('commands are applied once per commandId', () => {
   });
 
   it('refuses the same commandId with other args as command_conflict, also after a reopen', async () => {
-    harness = await startHarness();
+    await using harness = await startHarness();
     harness.model.push(textTurn('done'));
     const id = commandId();
     harness.runtime.submit({ commandId: id, input: { text: 'hello' } }, 'dev-a');
@@ -52,7 +49,7 @@ describe('commands are applied once per commandId', () => {
   });
 
   it('records nothing for a command that fails, so resending it fails the same way', async () => {
-    harness = await startHarness();
+    await using harness = await startHarness();
     const args = { commandId: commandId(), workspace: '/not/allowed', input: { text: 'x' } };
     const before = harness.store.events.head();
     expect(codeOf(() => harness.runtime.submit(args, 'dev-a'))).toBe('workspace_denied');
@@ -62,7 +59,7 @@ describe('commands are applied once per commandId', () => {
   });
 
   it('chooses the workspace by name or path and refuses unknown models', async () => {
-    harness = await startHarness();
+    await using harness = await startHarness();
     harness.model.push(textTurn('a'), textTurn('b'));
     const byName = harness.runtime.submit(
       { commandId: commandId(), workspace: 'workspace', input: { text: 'a' } },
@@ -85,7 +82,7 @@ describe('commands are applied once per commandId', () => {
   });
 
   it('continues an interrupted, failed or cancelled run in the same session, and nothing else', async () => {
-    harness = await startHarness({ withModel: false });
+    await using harness = await startHarness({ withModel: false });
     const { runId, sessionId } = harness.runtime.submit(
       { commandId: commandId(), input: { text: 'a' } },
       'local',

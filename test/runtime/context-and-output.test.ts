@@ -1,12 +1,9 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { readOnlyTools, type ToolDefinition } from '../../host/tools/index.js';
 import { defineTool } from '../../host/tools/testing.js';
 import { textTurn, toolCallTurn } from '../support/scripted-model-server.js';
-import { commandId, startHarness, type Harness } from './harness.js';
-
-let harness: Harness;
-afterEach(async () => harness?.close());
+import { commandId, startHarness } from './harness.js';
 
 const FIVE_MB = 5 * 1024 * 1024;
 
@@ -31,7 +28,7 @@ const dumpTool = defineTool({
 
 describe('context bounds', () => {
   it('gives the model a 5 MB tool result capped head+tail, the full output readable from its file', async () => {
-    harness = await startHarness({ runtime: { tools: [...readOnlyTools, dumpTool] } });
+    await using harness = await startHarness({ runtime: { tools: [...readOnlyTools, dumpTool] } });
     harness.model.push(toolCallTurn([{ id: 'd', name: 'dump', arguments: '{}' }]), textTurn('ok'));
     const { runId } = harness.runtime.submit(
       { commandId: commandId(), input: { text: 'x' } },
@@ -78,7 +75,7 @@ describe('context bounds', () => {
           content: '😀é'.repeat(1000),
         }),
     }) as ToolDefinition<unknown>;
-    harness = await startHarness({ runtime: { tools: [emoji] } });
+    await using harness = await startHarness({ runtime: { tools: [emoji] } });
     harness.model.push(toolCallTurn([{ id: 'e', name: 'emoji', arguments: '{}' }]), textTurn('ok'));
     const { runId } = harness.runtime.submit(
       { commandId: commandId(), input: { text: 'x' } },

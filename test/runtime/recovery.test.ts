@@ -1,10 +1,7 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { digest, type RunState, type ToolCallState } from '../../protocol/index.js';
 import { newId, type Store } from '../../host/store/index.js';
-import { commandId, startHarness, type Harness } from './harness.js';
-
-let harness: Harness;
-afterEach(async () => harness?.close());
+import { commandId, startHarness } from './harness.js';
 
 /** Writes a run (and a message with tool calls) in a given state, as a dead host left it. */
 function leaveRun(store: Store, state: RunState, calls: ToolCallState[] = []): string {
@@ -80,7 +77,7 @@ function leaveRun(store: Store, state: RunState, calls: ToolCallState[] = []): s
 
 describe('recovery at start', () => {
   it('settles each state where ARCHITECTURE.md says, each change an event', async () => {
-    harness = await startHarness({ start: false });
+    await using harness = await startHarness({ start: false });
     const { store } = harness;
     const running = leaveRun(store, 'running', ['succeeded', 'running', 'ready']);
     const cancelling = leaveRun(store, 'cancelling', ['proposed']);
@@ -126,7 +123,7 @@ describe('recovery at start', () => {
   });
 
   it('never re-runs an unknown tool call; reconcile records the verdict as a new event', async () => {
-    harness = await startHarness({ start: false });
+    await using harness = await startHarness({ start: false });
     const runId = leaveRun(harness.store, 'running', ['running']);
     await harness.restart();
     const call = harness.runtime.getRun(runId).toolCalls[0]!;
@@ -149,7 +146,7 @@ describe('recovery at start', () => {
   });
 
   it('starts queued runs left by a dead host', async () => {
-    harness = await startHarness({ start: false });
+    await using harness = await startHarness({ start: false });
     const queued = leaveRun(harness.store, 'queued');
     const { textTurn } = await import('../support/scripted-model-server.js');
     harness.model.push(textTurn('picked up'));

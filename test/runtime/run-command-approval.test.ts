@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { decidePolicy, PolicyConfig } from '../../host/policy/index.js';
 import {
   editFileTool,
@@ -11,9 +11,6 @@ import {
 import { textTurn, toolCallTurn } from '../support/scripted-model-server.js';
 import { until } from '../support/wait.js';
 import { commandId, startHarness, type Harness } from './harness.js';
-
-let harness: Harness;
-afterEach(async () => harness?.close());
 
 /** Processes of group `pgid` that are not zombies (PID 1 reaps those in its own time). */
 function liveMembers(pgid: number): number[] {
@@ -34,7 +31,10 @@ const tools = [...readOnlyTools, runCommandTool, editFileTool] as ToolDefinition
 const policy = PolicyConfig.parse({ commands: { allow: [['echo', '…']] } });
 
 /** Approves exactly what the approval shows, as a remote would. */
-function approve(approval: { id: string; toolCallId: string; inputDigest: string }): void {
+function approve(
+  harness: Harness,
+  approval: { id: string; toolCallId: string; inputDigest: string },
+): void {
   harness.runtime.respondApproval(
     {
       commandId: commandId(),
@@ -59,7 +59,7 @@ function start(): Promise<Harness> {
 
 describe('run_command through policy and approval', () => {
   it('asks for a command, shows it, runs it once approved; output is readable', async () => {
-    harness = await start();
+    await using harness = await start();
     harness.model.push(
       toolCallTurn([
         {
@@ -83,7 +83,7 @@ describe('run_command through policy and approval', () => {
       cwd: harness.workspace,
     });
     expect(approval.reason.length).toBeGreaterThan(5);
-    approve(approval);
+    approve(harness, approval);
     await harness.runtime.whenIdle();
     const call = harness.runtime.getRun(runId).toolCalls[0]!;
     expect(call.state).toBe('failed');
@@ -103,7 +103,7 @@ describe('run_command through policy and approval', () => {
   });
 
   it('runs a command an open allow rule matches without asking', async () => {
-    harness = await start();
+    await using harness = await start();
     harness.model.push(
       toolCallTurn([{ id: 'e', name: 'run_command', arguments: '{"command":"echo hi"}' }]),
       textTurn('ok'),
@@ -122,7 +122,7 @@ describe('run_command through policy and approval', () => {
   it.runIf(process.platform === 'linux')(
     'cancel while a command runs stops its whole process group',
     async () => {
-      harness = await start();
+      await using harness = await start();
       harness.model.push(
         toolCallTurn([
           { id: 's', name: 'run_command', arguments: '{"command":"sleep 30 & sleep 30"}' },
@@ -134,7 +134,7 @@ describe('run_command through policy and approval', () => {
       );
       await harness.runtime.whenIdle();
       const approval = harness.runtime.getRun(runId).approvals[0]!;
-      approve(approval);
+      approve(harness, approval);
       const pgid = await until(
         'the command’s process group',
         () => harness.store.tools.getToolCall(approval.toolCallId)?.processGroup ?? undefined,
@@ -149,7 +149,7 @@ describe('run_command through policy and approval', () => {
   );
 
   it('a path outside the workspace asks once, naming the path; approved, that one read works', async () => {
-    harness = await start();
+    await using harness = await start();
     const outside = join(harness.workspace, '..', 'notes.txt');
     writeFileSync(outside, 'outside the workspace\n');
     harness.model.push(
@@ -170,7 +170,7 @@ describe('run_command through policy and approval', () => {
       access: 'read',
       outside: { path: realpathSync(outside), access: 'read' },
     });
-    approve(approval);
+    approve(harness, approval);
     await harness.runtime.whenIdle();
     const call = harness.runtime.getRun(runId).toolCalls[0]!;
     expect(call.state).toBe('succeeded');
@@ -180,7 +180,7 @@ describe('run_command through policy and approval', () => {
   });
 
   it('an edit without expectedSha256 still refuses a file changed after its diff was approved', async () => {
-    harness = await start();
+    await using harness = await start();
     const file = join(harness.workspace, 'greeting.txt');
     writeFileSync(file, 'hello world\n');
     harness.model.push(
@@ -201,7 +201,7 @@ describe('run_command through policy and approval', () => {
     const approval = harness.runtime.getRun(runId).approvals[0]!;
     expect(approval.preview).toMatchObject({ kind: 'write', path: 'greeting.txt' });
     writeFileSync(file, 'hello world, and more\n');
-    approve(approval);
+    approve(harness, approval);
     await harness.runtime.whenIdle();
     const call = harness.runtime.getRun(runId).toolCalls[0]!;
     expect(call).toMatchObject({ state: 'failed', result: { error: { code: 'conflict' } } });

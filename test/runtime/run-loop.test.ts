@@ -1,15 +1,12 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { digest } from '../../protocol/index.js';
 import { createModelAdapter } from '../../host/model/index.js';
 import { textTurn, toolCallTurn } from '../support/scripted-model-server.js';
-import { commandId, startHarness, type Harness } from './harness.js';
-
-let harness: Harness;
-afterEach(async () => harness?.close());
+import { commandId, startHarness } from './harness.js';
 
 describe('a run that lists, reads and answers', () => {
   it('records the exact event sequence and sends tool results back with their ids', async () => {
-    harness = await startHarness();
+    await using harness = await startHarness();
     harness.model.push(
       toolCallTurn([{ id: 'call_list', name: 'list_directory', arguments: '{"path":"."}' }], {
         reasoning: ['Let me ', 'look.'],
@@ -79,7 +76,7 @@ describe('a run that lists, reads and answers', () => {
   });
 
   it('hands an invalid tool input back to the model as a failed call and goes on', async () => {
-    harness = await startHarness();
+    await using harness = await startHarness();
     harness.model.push(
       toolCallTurn([{ id: 'bad', name: 'read_file', arguments: '{"path": 3, "extra": true}' }]),
       textTurn('Sorry.'),
@@ -97,7 +94,7 @@ describe('a run that lists, reads and answers', () => {
   });
 
   it('fails at once with model_not_configured when no model is set up', async () => {
-    harness = await startHarness({ withModel: false });
+    await using harness = await startHarness({ withModel: false });
     const { runId } = harness.runtime.submit(
       { commandId: commandId(), input: { text: 'go' } },
       'local',
@@ -111,7 +108,7 @@ describe('a run that lists, reads and answers', () => {
   });
 
   it('refuses paths that escape the workspace and says why to the model', async () => {
-    harness = await startHarness();
+    await using harness = await startHarness();
     harness.model.push(
       toolCallTurn([
         { id: 'c1', name: 'read_file', arguments: '{"path":"../data/tether.db"}' },
@@ -133,7 +130,7 @@ describe('a run that lists, reads and answers', () => {
   });
 
   it("sends DeepSeek's reasoning back to DeepSeek only, never to another provider", async () => {
-    harness = await startHarness({ adapter: { provider: 'deepseek' } });
+    await using harness = await startHarness({ adapter: { provider: 'deepseek' } });
     harness.model.push(
       toolCallTurn([{ id: 'l', name: 'list_directory', arguments: '{}' }], {
         reasoning: ['think'],

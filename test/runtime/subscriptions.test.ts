@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Event } from '../../protocol/index.js';
 import {
   fakeTextTurn,
@@ -8,10 +8,7 @@ import {
 import { until } from '../support/wait.js';
 import { commandId, startHarness, type Harness } from './harness.js';
 
-let harness: Harness<InProcessModel>;
-afterEach(async () => harness?.close());
-
-function scriptBusyRun(turns: number): void {
+function scriptBusyRun(harness: Harness<InProcessModel>, turns: number): void {
   for (let i = 0; i < turns; i++) {
     harness.model.push({
       ...fakeToolCallTurn([{ id: `c${i}`, name: 'list_directory', arguments: '{"path":"src"}' }]),
@@ -23,8 +20,8 @@ function scriptBusyRun(turns: number): void {
 
 describe('subscriptions from a cursor', () => {
   it('replays from the cursor then goes live: exactly the committed events, in order, once', async () => {
-    harness = await startHarness({ model: 'in-process' });
-    scriptBusyRun(6);
+    await using harness = await startHarness({ model: 'in-process' });
+    scriptBusyRun(harness, 6);
     const { runId } = harness.runtime.submit(
       { commandId: commandId(), input: { text: 'x' } },
       'dev',
@@ -51,8 +48,8 @@ describe('subscriptions from a cursor', () => {
   });
 
   it('answers a snapshot with its cursor when asked without one, and misses nothing after it', async () => {
-    harness = await startHarness({ model: 'in-process' });
-    scriptBusyRun(5);
+    await using harness = await startHarness({ model: 'in-process' });
+    scriptBusyRun(harness, 5);
     const { runId } = harness.runtime.submit(
       { commandId: commandId(), input: { text: 'x' } },
       'dev',
@@ -87,7 +84,7 @@ describe('subscriptions from a cursor', () => {
   });
 
   it('falls back to a snapshot when the cursor is beyond the replay window or ahead of the head', async () => {
-    harness = await startHarness({ model: 'in-process' });
+    await using harness = await startHarness({ model: 'in-process' });
     harness.model.push(fakeTextTurn('a'));
     harness.runtime.submit({ commandId: commandId(), input: { text: 'x' } }, 'dev');
     await harness.runtime.whenIdle();
