@@ -47,5 +47,9 @@ function describe(command: PendingCommand): string {
       return 'Reconcile a tool call';
     case 'device.revoke':
       return 'Revoke a device';
+    case 'push.subscribe':
+    case 'push.unsubscribe':
+    case 'push.test':
+      return 'Change notifications';
   }
 }
