@@ -27,7 +27,7 @@ beforeAll(async () => {
   });
   byDevice = await startLimitedHost({
     // A token back every 200 ms, so the test can see the device get in again.
-    channelLimits: { hellosPerDevice: { burst: PER_DEVICE, perMinute: 300 } },
+    channelLimits: { hellosPerDevice: { burst: PER_DEVICE, perMinute: 60 } },
   });
   victim = (await pairDevice(await byDevice.pairLink())).host;
   bystander = (await pairDevice(await byDevice.pairLink())).host;
@@ -66,13 +66,13 @@ describe('issue 11: over-limit handshakes are refused cheaply, and others still 
 
   it('per device: bad signatures from many addresses are refused without a check once its bucket is empty', async () => {
     const endings = await Promise.all(
-      Array.from({ length: PER_DEVICE + 8 }, (_, i) =>
+      Array.from({ length: PER_DEVICE + 12 }, (_, i) =>
         sendAndWait(byDevice.wsUrl, badlySigned(victim), `203.0.113.${100 + i}`),
       ),
     );
     const codes = endings.map((ending) => ending.code);
-    // The burst, and at most a token or two back while they ran.
-    expect(codes.filter((code) => code === 4401).length).toBeLessThanOrEqual(PER_DEVICE + 2);
+    // The burst, and a token a second back while they ran (a few on a loaded machine).
+    expect(codes.filter((code) => code === 4401).length).toBeLessThanOrEqual(PER_DEVICE + 4);
     const limited = endings.filter((ending) => ending.code === 4429);
     expect(limited.length).toBeGreaterThanOrEqual(6);
     for (const ending of limited) {
@@ -96,7 +96,7 @@ describe('issue 11: over-limit handshakes are refused cheaply, and others still 
             return false;
           }
         },
-        { timeout: 3_000, interval: 100 },
+        { timeout: 10_000, interval: 100 },
       )
       .toBe(true);
   });

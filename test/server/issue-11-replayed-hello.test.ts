@@ -9,7 +9,8 @@ import { openChannel, type PairedHost } from '../../pairing/index.js';
 import { RawChannel, pairDevice } from '../support/raw-channel.js';
 import { sendAndWait, startLimitedHost, type LimitedHost } from './limited-host.js';
 
-const FIRST_FRAME_MS = 300;
+// Long enough that, on a loaded machine, each replay's successor arrives well inside it.
+const FIRST_FRAME_MS = 2_000;
 const CHANNELS_PER_DEVICE = 4;
 
 let harness: LimitedHost;
@@ -48,7 +49,7 @@ describe('issue 11: a replayed hello cannot keep a channel or touch last seen', 
       expect(replay.first).toMatchObject({ t: 'welcome' });
       expect(replay.code).toBe(4408);
       expect(replay.closedAfterMs).toBeGreaterThanOrEqual(FIRST_FRAME_MS - 20);
-      expect(replay.closedAfterMs).toBeLessThan(FIRST_FRAME_MS + 1000);
+      expect(replay.closedAfterMs).toBeLessThan(FIRST_FRAME_MS + 5_000);
     }
     expect(lastSeenAt()).toBe(seen);
     // The device's channel was never in the replays' way.
@@ -70,7 +71,7 @@ describe('issue 11: a replayed hello cannot keep a channel or touch last seen', 
     );
     expect(replays.map((replay) => replay.code)).toEqual(Array(6).fill(4408));
     // Five were pushed out by the next replay, long before their bound.
-    const early = replays.filter((replay) => replay.closedAfterMs < FIRST_FRAME_MS - 50);
+    const early = replays.filter((replay) => replay.closedAfterMs < FIRST_FRAME_MS / 2);
     expect(early).toHaveLength(5);
     for (const channel of used) {
       expect(await channel.call('host.info')).toMatchObject({ hostId: device.hostId });
