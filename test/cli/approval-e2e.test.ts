@@ -6,8 +6,7 @@
  * `write_file` with its ask-first policy (start-host wiring the write tools).
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHostProcess, type HostProcess } from '../support/host-process.js';
@@ -18,17 +17,20 @@ import {
   type ScriptedModelServer,
 } from '../support/scripted-model-server.js';
 import { runTether, startTether } from './run-cli.js';
+import { tempDir, type TempDir } from '../support/temp-dir.js';
 
 const bin = new URL('../../bin/tether.js', import.meta.url).pathname;
 let host: HostProcess;
 let model: ScriptedModelServer;
+let homeDir: TempDir;
 let home: string;
 let state: string;
 
 beforeAll(async () => {
   model = await startScriptedModelServer();
   host = await startHostProcess({ model: model.baseUrl });
-  home = mkdtempSync(join(tmpdir(), 'tether-approval-e2e-'));
+  homeDir = tempDir('tether-approval-e2e-', { realpath: false });
+  home = homeDir.path;
   state = join(home, 'remote.json');
   const paired = await runTether(['remote', 'pair', await host.pairLink(), '--state', state], home);
   expect(paired.code).toBe(0);
@@ -37,7 +39,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await host.dispose();
   await model.close();
-  rmSync(home, { recursive: true, force: true });
+  homeDir.remove();
 });
 
 /** Scripts a write of `path`, submits with --wait, and resolves once it waits for approval. */

@@ -4,8 +4,6 @@
  * shows is one a real host never sends): what is shown, the digest recomputed and sent,
  * a mismatched digest refused unanswered, and `--host` with two hosts.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -13,6 +11,7 @@ import { type Approval, digest } from '../../protocol/index.js';
 import type { WebSocketFactory } from '../../remote/client/index.js';
 import { runRemoteCli } from '../../remote/cli/main.js';
 import { FakeHost } from '../client/fake-host.js';
+import { tempDir, type TempDir } from '../support/temp-dir.js';
 
 /** The fake host, with pending approvals in its snapshot and answers to `approval.respond`. */
 class ApprovingHost extends FakeHost {
@@ -54,6 +53,7 @@ function approval(overrides: Partial<Approval> = {}): Approval {
   };
 }
 
+let rootDir: TempDir;
 let root: string;
 let state: string;
 let hosts: Map<string, ApprovingHost>;
@@ -94,12 +94,13 @@ async function pairedHost(name: string): Promise<ApprovingHost> {
 }
 
 beforeEach(() => {
-  root = mkdtempSync(join(tmpdir(), 'tether-approve-'));
+  rootDir = tempDir('tether-approve-', { realpath: false });
+  root = rootDir.path;
   state = join(root, 'remote.json');
   hosts = new Map();
 });
 
-afterEach(() => rmSync(root, { recursive: true, force: true }));
+afterEach(() => rootDir.remove());
 
 describe('tether remote approve / deny', () => {
   it('shows the command and folder, and approves with the recomputed digest', async () => {

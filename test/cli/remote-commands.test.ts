@@ -3,8 +3,7 @@
  * model: pairing with a 0600 state file, submit --wait, runs --json, watch following a
  * tool call to session.idle, cancel, the approval error path, and strict flags.
  */
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -18,9 +17,11 @@ import {
   type ScriptedModelServer,
 } from '../support/scripted-model-server.js';
 import { runTether, startTether } from './run-cli.js';
+import { tempDir, type TempDir } from '../support/temp-dir.js';
 
 let host: HostProcess;
 let model: ScriptedModelServer;
+let homeDir: TempDir;
 let home: string;
 let state: string;
 /** The run `submit --wait` finished. */
@@ -48,14 +49,15 @@ async function runsJson(): Promise<Run[]> {
 beforeAll(async () => {
   model = await startScriptedModelServer();
   host = await startHostProcess({ model: model.baseUrl });
-  home = mkdtempSync(join(tmpdir(), 'tether-remote-cli-'));
+  homeDir = tempDir('tether-remote-cli-', { realpath: false });
+  home = homeDir.path;
   state = join(home, 'state', 'remote.json');
 });
 
 afterAll(async () => {
   await host.dispose();
   await model.close();
-  rmSync(home, { recursive: true, force: true });
+  homeDir.remove();
 });
 
 describe('tether remote', () => {

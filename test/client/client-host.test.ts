@@ -2,8 +2,6 @@
  * The Node client against the real host process over real sockets: pairing through the
  * admin link, a run followed to session.idle, and a socket dropped mid-run.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -23,9 +21,11 @@ import {
   type ScriptedModelServer,
 } from '../support/scripted-model-server.js';
 import { stateWhere, statusOf } from './helpers.js';
+import { tempDir, type TempDir } from '../support/temp-dir.js';
 
 let host: HostProcess;
 let model: ScriptedModelServer;
+let rootDir: TempDir;
 let root: string;
 let client: TetherClient;
 let connection: HostConnection;
@@ -35,7 +35,8 @@ const sockets: WebSocket[] = [];
 const OfferStatus = z.looseObject({ state: z.string(), sas: z.string().optional() });
 
 beforeAll(async () => {
-  root = mkdtempSync(join(tmpdir(), 'tether-client-host-'));
+  rootDir = tempDir('tether-client-host-', { realpath: false });
+  root = rootDir.path;
   model = await startScriptedModelServer();
   host = await startHostProcess({ model: model.baseUrl });
   const open = nodeWebSocketFactory();
@@ -54,7 +55,7 @@ afterAll(async () => {
   await client.close();
   await host.dispose();
   await model.close();
-  rmSync(root, { recursive: true, force: true });
+  rootDir.remove();
 });
 
 const idle = (runId: string) => (state: HostState) =>

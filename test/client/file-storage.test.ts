@@ -1,25 +1,19 @@
-import {
-  chmodSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { TetherClient } from '../../remote/client/index.js';
 import { FileStorage } from '../../remote/client/node/index.js';
 import { FakeHost } from './fake-host.js';
+import { tempDir, type TempDir } from '../support/temp-dir.js';
 
+let rootDir: TempDir;
 let root: string;
 beforeEach(() => {
-  root = mkdtempSync(join(tmpdir(), 'tether-client-storage-'));
+  rootDir = tempDir('tether-client-storage-', { realpath: false });
+  root = rootDir.path;
 });
 afterEach(() => {
-  rmSync(root, { recursive: true, force: true });
+  rootDir.remove();
 });
 
 const modeOf = (path: string) => statSync(path).mode & 0o777;

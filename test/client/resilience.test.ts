@@ -4,8 +4,7 @@
  * command sent while the host is down. Each time the client ends up with exactly the
  * events the store holds, in order, each once.
  */
-import { closeSync, ftruncateSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { closeSync, ftruncateSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import type WebSocket from 'ws';
@@ -28,12 +27,15 @@ import {
   type ScriptedModelServer,
 } from '../support/scripted-model-server.js';
 import { stateWhere, statusOf } from './helpers.js';
+import { tempDir, type TempDir } from '../support/temp-dir.js';
+import { until } from '../support/wait.js';
 
 /** How long any one awaited condition may take before the test fails with its name. */
 const DEADLINE_MS = 20_000;
 
 let host: HostProcess;
 let model: ScriptedModelServer;
+let rootDir: TempDir;
 let root: string;
 let storagePath: string;
 let hostId: string;
@@ -50,15 +52,6 @@ function seeded(seed: number): () => number {
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
     return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
   };
-}
-
-/** Polls `check` (a condition outside the client, such as the store) until it holds. */
-async function waitFor(what: string, check: () => boolean): Promise<void> {
-  const deadline = Date.now() + DEADLINE_MS;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
 }
 
 /** Resolves with `promise`, or fails naming `what` after the deadline. */
@@ -257,7 +250,8 @@ async function openClient(seed: number): Promise<OpenClient> {
 }
 
 beforeAll(async () => {
-  root = mkdtempSync(join(tmpdir(), 'tether-resilience-'));
+  rootDir = tempDir('tether-resilience-', { realpath: false });
+  root = rootDir.path;
   storagePath = join(root, 'client.json');
   model = await startScriptedModelServer();
   host = await startHostProcess({ model: model.baseUrl });
@@ -280,7 +274,7 @@ afterEach(async () => {
 afterAll(async () => {
   await host.dispose();
   await model.close();
-  rmSync(root, { recursive: true, force: true });
+  rootDir.remove();
 });
 
 describe('the client when the connection or the host fails', () => {
@@ -387,7 +381,15 @@ describe('the client when the connection or the host fails', () => {
     const text = 'Submitted while the host was down';
     holdNextAnswer.armed = true;
     const submitted = connection.submit('run.submit', { input: { text } });
-    await waitFor('the command in the outbox', () => connection.pendingCommands.length === 1);
+    await until(
+      'the command in the outbox',
+      () => connection.pendingCommands.length,
+      (n) => n === 1,
+      {
+        timeout: DEADLINE_MS,
+        interval: 10,
+      },
+    );
     const { commandId } = connection.pendingCommands[0]!;
     const stored = z
       .array(z.looseObject({ commandId: z.string() }))
@@ -400,7 +402,10 @@ describe('the client when the connection or the host fails', () => {
       readStore((db) =>
         db.prepare('SELECT command_id FROM commands WHERE command_id = ?').all(commandId),
       ).length;
-    await waitFor('the host to apply the command', () => applied() === 1);
+    await until('the host to apply the command', applied, (n) => n === 1, {
+      timeout: DEADLINE_MS,
+      interval: 10,
+    });
     expect(settled).toHaveLength(0);
     holdNextAnswer.socket!.terminate();
     const result = await within('the command’s answer', submitted);

@@ -1,14 +1,5 @@
-import {
-  chmodSync,
-  mkdirSync,
-  mkdtempSync,
-  realpathSync,
-  rmSync,
-  statSync,
-  symlinkSync,
-  writeFileSync,
-} from 'node:fs';
-import { hostname, tmpdir } from 'node:os';
+import { chmodSync, mkdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
@@ -20,13 +11,16 @@ import {
 } from '../../host/config/index.js';
 import { HOST_FLAGS } from '../../host/config/testing.js';
 import type { LoadHostConfigOptions } from '../../host/config/testing.js';
+import { tempDir, type TempDir } from '../support/temp-dir.js';
 
+let rootDir: TempDir;
 let root: string;
 let home: string;
 let cwd: string;
 
 beforeEach(() => {
-  root = realpathSync(mkdtempSync(join(tmpdir(), 'tether-config-')));
+  rootDir = tempDir('tether-config-');
+  root = rootDir.path;
   home = join(root, 'home');
   cwd = join(root, 'project');
   mkdirSync(home);
@@ -34,7 +28,7 @@ beforeEach(() => {
 });
 
 afterEach(() => {
-  rmSync(root, { recursive: true, force: true });
+  rootDir.remove();
 });
 
 function load(options: Partial<LoadHostConfigOptions> = {}) {

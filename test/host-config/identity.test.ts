@@ -1,15 +1,4 @@
-import {
-  chmodSync,
-  existsSync,
-  mkdtempSync,
-  readFileSync,
-  realpathSync,
-  rmSync,
-  statSync,
-  symlinkSync,
-  writeFileSync,
-} from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, existsSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { sha256 } from '@noble/hashes/sha2.js';
 import nacl from 'tweetnacl';
@@ -18,15 +7,18 @@ import { loadOrCreateHostIdentity } from '../../host/identity/index.js';
 import { hostKeyFilePath } from '../../host/identity/testing.js';
 import type { HostKeyKeychain } from '../../host/identity/testing.js';
 import { b64u, utf8 } from '../../protocol/index.js';
+import { tempDir, type TempDir } from '../support/temp-dir.js';
 
+let dataTemp: TempDir;
 let dataDir: string;
 
 beforeEach(() => {
-  dataDir = realpathSync(mkdtempSync(join(tmpdir(), 'tether-identity-')));
+  dataTemp = tempDir('tether-identity-');
+  dataDir = dataTemp.path;
 });
 
 afterEach(() => {
-  rmSync(dataDir, { recursive: true, force: true });
+  dataTemp.remove();
 });
 
 /** An in-memory Keychain; `failWith` makes every call reject, like a locked Keychain. */

@@ -1,5 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import nacl from 'tweetnacl';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -8,19 +7,22 @@ import { createLogger } from '../../host/log/index.js';
 import { logFilePath } from '../../host/log/testing.js';
 import type { LogLevel } from '../../host/log/index.js';
 import { b64u } from '../../protocol/index.js';
+import { tempDir, type TempDir } from '../support/temp-dir.js';
 
 const Entry = z.looseObject({ at: z.iso.datetime(), level: z.string(), msg: z.string() });
 
+let dataTemp: TempDir;
 let dataDir: string;
 let lines: string[];
 
 beforeEach(() => {
-  dataDir = mkdtempSync(join(tmpdir(), 'tether-log-'));
+  dataTemp = tempDir('tether-log-', { realpath: false });
+  dataDir = dataTemp.path;
   lines = [];
 });
 
 afterEach(() => {
-  rmSync(dataDir, { recursive: true, force: true });
+  dataTemp.remove();
 });
 
 function logger(level: LogLevel = 'debug', withFile = false) {

@@ -1,20 +1,22 @@
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ConfigError, HOST_USAGE, loadHostConfig } from '../../host/config/index.js';
+import { tempDir, type TempDir } from '../support/temp-dir.js';
 
+let rootDir: TempDir;
 let root: string;
 let cwd: string;
 
 beforeEach(() => {
-  root = realpathSync(mkdtempSync(join(tmpdir(), 'tether-policy-config-')));
+  rootDir = tempDir('tether-policy-config-');
+  root = rootDir.path;
   cwd = join(root, 'project');
   mkdirSync(cwd);
 });
 
 afterEach(() => {
-  rmSync(root, { recursive: true, force: true });
+  rootDir.remove();
 });
 
 function loadWith(policy: unknown) {

@@ -4,13 +4,12 @@
  * `sk-abc…wxyz`, `****abcd`); and, for foreign text, tokens shaped like any key. The
  * logger masks the same forms.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { modelSecrets } from '../../host/config/index.js';
 import { createLogger, Redactor } from '../../host/log/index.js';
 import { logFilePath } from '../../host/log/testing.js';
+import { tempDir } from '../support/temp-dir.js';
 
 const KEY = 'sk-proj-Xq3vT9pLm2Rk7sWn4Yd8Hb1Jc6Fg0Ae5Zu2Io9Pw';
 const TAIL = KEY.slice(-4);
@@ -131,31 +130,28 @@ describe('Redactor.foreignText: tokens shaped like a key, registered or not', ()
 
 describe('the logger masks the partial echoes too', () => {
   it('in the message, fields and errors it writes to host.log', () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'tether-secret-log-'));
-    try {
-      const lines: string[] = [];
-      const log = createLogger({
-        level: 'info',
-        dataDir,
-        sink: { write: (l: string) => lines.push(l) },
-      });
-      log.registerSecret(KEY);
-      const elided = `sk-proj-${'*'.repeat(20)}${TAIL}`;
-      log.error(`model failed: ${elided}`, {
-        reason: `Incorrect API key provided: ${KEY.slice(0, 6)}…${TAIL}`,
-        error: new Error(`prefix ${KEY.slice(0, 14)}`),
-      });
-      log.close();
-      const written = readFileSync(logFilePath(dataDir), 'utf8');
-      expect(written).toBe(lines.join(''));
-      expect(written).toContain('model failed: ***');
-      expect(written).toContain('Incorrect API key provided: ***');
-      expect(written).toContain('prefix ***');
-      expect(written).not.toContain(TAIL);
-      expect(written).not.toContain(KEY.slice(0, 12));
-    } finally {
-      rmSync(dataDir, { recursive: true, force: true });
-    }
+    using temp = tempDir('tether-secret-log-', { realpath: false });
+    const dataDir = temp.path;
+    const lines: string[] = [];
+    const log = createLogger({
+      level: 'info',
+      dataDir,
+      sink: { write: (l: string) => lines.push(l) },
+    });
+    log.registerSecret(KEY);
+    const elided = `sk-proj-${'*'.repeat(20)}${TAIL}`;
+    log.error(`model failed: ${elided}`, {
+      reason: `Incorrect API key provided: ${KEY.slice(0, 6)}…${TAIL}`,
+      error: new Error(`prefix ${KEY.slice(0, 14)}`),
+    });
+    log.close();
+    const written = readFileSync(logFilePath(dataDir), 'utf8');
+    expect(written).toBe(lines.join(''));
+    expect(written).toContain('model failed: ***');
+    expect(written).toContain('Incorrect API key provided: ***');
+    expect(written).toContain('prefix ***');
+    expect(written).not.toContain(TAIL);
+    expect(written).not.toContain(KEY.slice(0, 12));
   });
 });
 

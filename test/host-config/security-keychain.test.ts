@@ -1,9 +1,9 @@
-import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { securityKeychain } from '../../host/identity/testing.js';
+import { tempDir, type TempDir } from '../support/temp-dir.js';
 
 /**
  * A stand-in for /usr/bin/security: it logs each call's argv and stdin, keeps items in a
@@ -64,18 +64,20 @@ if (process.argv[2] === '-i') {
 process.exit(code);
 `;
 
+let temp: TempDir;
 let dir: string;
 let command: string;
 
 beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'tether-security-'));
+  temp = tempDir('tether-security-', { realpath: false });
+  dir = temp.path;
   command = join(dir, 'security');
   writeFileSync(command, FAKE_SECURITY);
   chmodSync(command, 0o755);
 });
 
 afterEach(() => {
-  rmSync(dir, { recursive: true, force: true });
+  temp.remove();
 });
 
 const Call = z.strictObject({ argv: z.array(z.string()), stdin: z.string() });

@@ -5,9 +5,9 @@
  * re-issued when it nears its end.
  */
 import { createPrivateKey, X509Certificate } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdirSync, readFileSync, statSync } from 'node:fs';
 import { get, request as httpsRequest } from 'node:https';
-import { networkInterfaces, tmpdir } from 'node:os';
+import { networkInterfaces } from 'node:os';
 import { connect as tlsConnect, createServer as createTlsServer } from 'node:tls';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -19,8 +19,10 @@ import { MAX_SERVER_VALIDITY_DAYS, tlsDir } from '../../host/tls/testing.js';
 import { TetherClient } from '../../remote/client/index.js';
 import { FileStorage, nodeWebSocketFactory } from '../../remote/client/node/index.js';
 import { runTether } from '../cli/run-cli.js';
+import { tempDir, type TempDir } from '../support/temp-dir.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
+let rootDir: TempDir;
 let root: string;
 let dataDir: string;
 let host: RunningHost;
@@ -52,7 +54,8 @@ function httpsGet(
 }
 
 beforeAll(async () => {
-  root = mkdtempSync(join(tmpdir(), 'tether-https-'));
+  rootDir = tempDir('tether-https-', { realpath: false });
+  root = rootDir.path;
   dataDir = join(root, 'data');
   mkdirSync(join(root, 'ws'));
   process.env['TETHER_KEY_STORE'] = 'file';
@@ -63,7 +66,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await host?.stop();
-  rmSync(root, { recursive: true, force: true });
+  rootDir.remove();
 });
 
 describe('the local CA and server certificate', () => {
@@ -171,9 +174,9 @@ describe('the local CA and server certificate', () => {
   });
 
   it('carry a channel over wss: pair, open, ask host.info', async () => {
-    const clientRoot = mkdtempSync(join(tmpdir(), 'tether-https-client-'));
+    await using clients = tempDir('tether-https-client-', { realpath: false });
     const client = new TetherClient({
-      storage: new FileStorage(join(clientRoot, 'client.json')),
+      storage: new FileStorage(join(clients.path, 'client.json')),
       socketFactory: nodeWebSocketFactory({ ca: caPem }),
     });
     try {
@@ -206,7 +209,6 @@ describe('the local CA and server certificate', () => {
       expect(info.hostId).toBe(paired.hostId);
     } finally {
       await client.close();
-      rmSync(clientRoot, { recursive: true, force: true });
     }
   });
 

@@ -3,27 +3,30 @@
  * Runs the built host (npm test builds first).
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { tempDir, type TempDir } from '../support/temp-dir.js';
+import { until } from '../support/wait.js';
 
 const bin = new URL('../../bin/tether.js', import.meta.url).pathname;
 const API_KEY = 'sk-test-secret-value-123456';
 
+let rootDir: TempDir;
 let root: string;
 let children: ChildProcessWithoutNullStreams[] = [];
 
 beforeEach(() => {
-  root = realpathSync(mkdtempSync(join(tmpdir(), 'tether-start-')));
+  rootDir = tempDir('tether-start-');
+  root = rootDir.path;
   mkdirSync(join(root, 'ws'));
 });
 
 afterEach(() => {
   for (const child of children) child.kill('SIGKILL');
   children = [];
-  rmSync(root, { recursive: true, force: true });
+  rootDir.remove();
 });
 
 interface Started {
@@ -60,16 +63,17 @@ async function startHost(extra: string[] = [], env: Record<string, string> = {})
     ],
     env,
   );
-  const url = await new Promise<string>((resolve, reject) => {
-    const check = () => {
-      const match = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(run.stdout());
-      if (match) return resolve(match[1]!);
-      setTimeout(check, 20);
-    };
-    check();
-    void run.exit.then((code) => reject(new Error(`exited ${code}: ${run.stderr()}`)));
-  });
-  return { child: run.child, url, stdout: run.stdout, exit: run.exit };
+  let ended: { code: number | null } | undefined;
+  void run.exit.then((code) => (ended = { code }));
+  // Until it listens or ends; as long as a test may take (vitest.config.ts).
+  const seen = await until(
+    'the host to listen or exit',
+    () => ({ listening: /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(run.stdout()), ended }),
+    (now) => now.listening !== null || now.ended !== undefined,
+    { timeout: 30_000, interval: 20 },
+  );
+  if (seen.listening === null) throw new Error(`exited ${seen.ended?.code}: ${run.stderr()}`);
+  return { child: run.child, url: seen.listening[1]!, stdout: run.stdout, exit: run.exit };
 }
 
 describe('tether start', () => {

@@ -3,15 +3,16 @@
  * sample workspace, reads README.md, asks to run `wc -l README.md`, and after the
  * approval answers with a summary of what it saw.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { startHost, type RunningHost } from '../../host/cli/start-host.js';
 import { pairDevice, RawChannel } from '../support/raw-channel.js';
 import { until } from '../support/wait.js';
+import { tempDir, type TempDir } from '../support/temp-dir.js';
 
+let rootDir: TempDir;
 let root: string;
 let host: RunningHost;
 let channel: RawChannel;
@@ -42,7 +43,8 @@ function runView(runId: string, done: (view: z.infer<typeof RunView>) => boolean
 }
 
 beforeAll(async () => {
-  root = mkdtempSync(join(tmpdir(), 'tether-demo-'));
+  rootDir = tempDir('tether-demo-', { realpath: false });
+  root = rootDir.path;
   process.env['TETHER_KEY_STORE'] = 'file';
   process.env['TETHER_LOG_LEVEL'] = 'warn';
   host = await startHost(['--demo', '--data', join(root, 'data'), '--port', '0'], (line) =>
@@ -63,7 +65,7 @@ beforeAll(async () => {
 afterAll(async () => {
   channel?.socket.socket.close();
   await host?.stop();
-  rmSync(root, { recursive: true, force: true });
+  rootDir.remove();
 });
 
 describe('the demo model', () => {

@@ -4,8 +4,7 @@
  * it, into the store, host.log, the host's output or anything a paired device receives;
  * the run's error still says what happened. A real host process, a real paired client.
  */
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -23,6 +22,7 @@ import {
   textTurn,
   type ScriptedModelServer,
 } from '../support/scripted-model-server.js';
+import { tempDir, type TempDir } from '../support/temp-dir.js';
 import { stateWhere } from '../client/helpers.js';
 import { collect, failureOf, userRequest } from './adapter-harness.js';
 
@@ -64,16 +64,16 @@ const ECHOES = [
 
 let host: HostProcess;
 let model: ScriptedModelServer;
-let root: string;
+let root: TempDir;
 let client: TetherClient;
 let connection: HostConnection;
 
 beforeAll(async () => {
-  root = mkdtempSync(join(tmpdir(), 'tether-secret-error-'));
+  root = tempDir('tether-secret-error-', { realpath: false });
   model = await startScriptedModelServer();
   host = await startHostProcess({ model: model.baseUrl, env: { TETHER_MODEL_API_KEY: KEY } });
   client = new TetherClient({
-    storage: new FileStorage(join(root, 'client.json')),
+    storage: new FileStorage(join(root.path, 'client.json')),
     socketFactory: nodeWebSocketFactory(),
   });
   const paired = await client.pair(await host.pairLink(), { name: 'Phone', platform: 'ios' });
@@ -85,7 +85,7 @@ afterAll(async () => {
   await client.close();
   await host.dispose();
   await model.close();
-  rmSync(root, { recursive: true, force: true });
+  root.remove();
 });
 
 const finished = (runId: string) => (state: HostState) =>
@@ -175,7 +175,8 @@ describe('a 401 that echoes the API key', () => {
 
 describe("the store's gate, whatever wrote the event", () => {
   it('masks a registered key in a payload before it is stored and before it is published', async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'tether-secret-store-'));
+    await using temp = tempDir('tether-secret-store-', { realpath: false });
+    const dataDir = temp.path;
     const secrets = new Redactor();
     secrets.register(KEY);
     const store = await Store.open({ dataDir, secrets });
@@ -201,45 +202,40 @@ describe("the store's gate, whatever wrote the event", () => {
       expect(databaseBytes(dataDir)).not.toMatch(GIVES_AWAY);
     } finally {
       store.close();
-      rmSync(dataDir, { recursive: true, force: true });
     }
   });
 });
 
 describe("the adapter's failures, retried or final", () => {
   it('masks the key and key-shaped tokens in every retry and failure message', async () => {
-    const server = await startScriptedModelServer();
-    try {
-      const groq = 'gsk_0123456789abcdefABCDEF0123';
-      server.push(
-        errorReply(503, `upstream refused key ${KEY.slice(0, 16)}`),
-        errorReply(429, `slow down, Bearer ${'Tok3n'.repeat(5)}`),
-        {
-          ...textTurn('x'),
-          items: [{ data: JSON.stringify({ error: { message: `bad ${KEY}` } }) }],
-        },
-        errorReply(401, `Invalid API Key ${groq} (key ${KEY.slice(0, 6)}...${TAIL})`),
-      );
-      const adapter = createModelAdapter({
-        baseUrl: server.baseUrl,
-        apiKey: KEY,
-        retryBaseDelayMs: 1,
-      });
-      const events = await collect(adapter.stream(userRequest('hi'), new AbortController().signal));
-      const retries = events.filter((event) => event.type === 'retry');
-      expect(retries.map((event) => event.message)).toEqual([
-        '503 upstream refused key ***',
-        '429 slow down, Bearer ***',
-        'bad ***',
-      ]);
-      expect(failureOf(events)).toMatchObject({
-        class: 'auth',
-        message: 'authentication failed (401): Invalid API Key *** (key ***) (after 4 attempts)',
-      });
-      expect(JSON.stringify(events)).not.toMatch(GIVES_AWAY);
-      expect(JSON.stringify(events)).not.toContain(groq);
-    } finally {
-      await server.close();
-    }
+    await using server = await startScriptedModelServer();
+    const groq = 'gsk_0123456789abcdefABCDEF0123';
+    server.push(
+      errorReply(503, `upstream refused key ${KEY.slice(0, 16)}`),
+      errorReply(429, `slow down, Bearer ${'Tok3n'.repeat(5)}`),
+      {
+        ...textTurn('x'),
+        items: [{ data: JSON.stringify({ error: { message: `bad ${KEY}` } }) }],
+      },
+      errorReply(401, `Invalid API Key ${groq} (key ${KEY.slice(0, 6)}...${TAIL})`),
+    );
+    const adapter = createModelAdapter({
+      baseUrl: server.baseUrl,
+      apiKey: KEY,
+      retryBaseDelayMs: 1,
+    });
+    const events = await collect(adapter.stream(userRequest('hi'), new AbortController().signal));
+    const retries = events.filter((event) => event.type === 'retry');
+    expect(retries.map((event) => event.message)).toEqual([
+      '503 upstream refused key ***',
+      '429 slow down, Bearer ***',
+      'bad ***',
+    ]);
+    expect(failureOf(events)).toMatchObject({
+      class: 'auth',
+      message: 'authentication failed (401): Invalid API Key *** (key ***) (after 4 attempts)',
+    });
+    expect(JSON.stringify(events)).not.toMatch(GIVES_AWAY);
+    expect(JSON.stringify(events)).not.toContain(groq);
   });
 });

@@ -7,9 +7,7 @@ import { Runtime } from '../../host/runtime/index.js';
 import { createHttpApp, readAdminFile } from '../../host/server/index.js';
 import { createIdentity } from '../../pairing/index.js';
 import { startHostProcess, type HostProcess } from '../support/host-process.js';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { tempDir } from '../support/temp-dir.js';
 
 let host: HostProcess;
 
@@ -62,7 +60,8 @@ describe('the admin surface', () => {
   });
 
   it('refuses a peer that is not on this computer with 403', async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'tether-admin-'));
+    await using temp = tempDir('tether-admin-', { realpath: false });
+    const dataDir = temp.path;
     const store = await Store.open({ dataDir });
     const runtime = new Runtime(store, { model: null, workspaces: [{ name: 'w', path: dataDir }] });
     const identity = createIdentity();
@@ -90,7 +89,6 @@ describe('the admin surface', () => {
     expect((await ask('127.0.0.1')).status).toBe(200);
     expect((await ask('::1')).status).toBe(200);
     store.close();
-    rmSync(dataDir, { recursive: true, force: true });
   });
 
   it('makes offers that expire and lists them as pending until used', async () => {

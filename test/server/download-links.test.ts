@@ -5,9 +5,8 @@
  * asked for over a plain-HTTP LAN origin are all refused; a loopback proxy saying https
  * (tailscale serve) gets links on its own origin.
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { get } from 'node:http';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
@@ -24,7 +23,9 @@ import {
   toolCallTurn,
   type ScriptedModelServer,
 } from '../support/scripted-model-server.js';
+import { tempDir, type TempDir } from '../support/temp-dir.js';
 
+let rootDir: TempDir;
 let root: string;
 let host: RunningHost;
 let model: ScriptedModelServer;
@@ -65,7 +66,8 @@ async function link(on: RawChannel, args: object): Promise<string> {
 }
 
 beforeAll(async () => {
-  root = mkdtempSync(join(tmpdir(), 'tether-download-'));
+  rootDir = tempDir('tether-download-', { realpath: false });
+  root = rootDir.path;
   model = await startScriptedModelServer();
   process.env['TETHER_KEY_STORE'] = 'file';
   process.env['TETHER_LOG_LEVEL'] = 'warn';
@@ -130,7 +132,7 @@ afterAll(async () => {
   await model?.close();
   for (const name of ['TETHER_MODEL_BASE_URL', 'TETHER_MODEL', 'TETHER_MODEL_API_KEY'])
     delete process.env[name];
-  rmSync(root, { recursive: true, force: true });
+  rootDir.remove();
 });
 
 describe('download links', () => {
@@ -221,46 +223,42 @@ describe('download links', () => {
 
   it('refuse links on a plain-HTTP LAN origin; give a loopback https proxy links on its origin', async () => {
     const port = new URL(origin).port;
-    const clientRoot = mkdtempSync(join(tmpdir(), 'tether-download-client-'));
+    await using clients = tempDir('tether-download-client-', { realpath: false });
     const connectWith = async (headers: Record<string, string>) => {
       const client = new TetherClient({
-        storage: new FileStorage(join(clientRoot, `${Object.values(headers).join('-')}.json`)),
+        storage: new FileStorage(join(clients.path, `${Object.values(headers).join('-')}.json`)),
         socketFactory: nodeWebSocketFactory({ headers }),
       });
       const paired = await client.pair(await adminOffer(), { name: 'LAN test', platform: 'node' });
       return { client, connection: await client.connect(paired.hostId) };
     };
-    try {
-      const lan = await connectWith({ host: `mymac.local:${port}` });
-      await expect(lan.connection.request('download.link', { toolCallId })).rejects.toMatchObject({
-        code: 'invalid_state',
-        details: { state: 'insecure_origin' },
-      });
-      await lan.client.close();
+    const lan = await connectWith({ host: `mymac.local:${port}` });
+    await expect(lan.connection.request('download.link', { toolCallId })).rejects.toMatchObject({
+      code: 'invalid_state',
+      details: { state: 'insecure_origin' },
+    });
+    await lan.client.close();
 
-      const proxied = await connectWith({
-        host: `127.0.0.1:${port}`,
-        'x-forwarded-proto': 'https',
-        'x-forwarded-host': 'mac.tail1234.ts.net',
-      });
-      const { url } = await proxied.connection.request('download.link', { toolCallId });
-      expect(url.startsWith('https://mac.tail1234.ts.net/v1/download/')).toBe(true);
-      const path = new URL(url).pathname;
-      // fetch() will not send a Host of our choosing; node:http will.
-      const plain = await new Promise<{ status: number }>((resolve, reject) => {
-        get(`${origin}${path}`, { headers: { host: `mymac.local:${port}` } }, (incoming) => {
-          incoming.resume();
-          resolve({ status: incoming.statusCode ?? 0 });
-        }).on('error', reject);
-      });
-      expect(plain.status).toBe(409);
-      const viaProxy = await fetch(`${origin}${path}`, {
-        headers: { 'x-forwarded-proto': 'https' },
-      });
-      expect(viaProxy.status).toBe(200);
-      await proxied.client.close();
-    } finally {
-      rmSync(clientRoot, { recursive: true, force: true });
-    }
+    const proxied = await connectWith({
+      host: `127.0.0.1:${port}`,
+      'x-forwarded-proto': 'https',
+      'x-forwarded-host': 'mac.tail1234.ts.net',
+    });
+    const { url } = await proxied.connection.request('download.link', { toolCallId });
+    expect(url.startsWith('https://mac.tail1234.ts.net/v1/download/')).toBe(true);
+    const path = new URL(url).pathname;
+    // fetch() will not send a Host of our choosing; node:http will.
+    const plain = await new Promise<{ status: number }>((resolve, reject) => {
+      get(`${origin}${path}`, { headers: { host: `mymac.local:${port}` } }, (incoming) => {
+        incoming.resume();
+        resolve({ status: incoming.statusCode ?? 0 });
+      }).on('error', reject);
+    });
+    expect(plain.status).toBe(409);
+    const viaProxy = await fetch(`${origin}${path}`, {
+      headers: { 'x-forwarded-proto': 'https' },
+    });
+    expect(viaProxy.status).toBe(200);
+    await proxied.client.close();
   });
 });

@@ -3,16 +3,17 @@
  * content types, compression, HEAD, the SPA fallback, traversal refused, and the 503 when
  * the app is not built.
  */
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync, brotliDecompressSync } from 'node:zlib';
 import { serve, type ServerType } from '@hono/node-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHttpApp } from '../../host/server/index.js';
 import { createIdentity } from '../../pairing/index.js';
+import { tempDir, type TempDir } from '../support/temp-dir.js';
 
+let rootDir: TempDir;
 let root: string;
 let appDir: string;
 let server: ServerType;
@@ -73,7 +74,8 @@ function startApp(dir: string): Promise<void> {
 }
 
 beforeAll(async () => {
-  root = mkdtempSync(join(tmpdir(), 'tether-static-'));
+  rootDir = tempDir('tether-static-', { realpath: false });
+  root = rootDir.path;
   appDir = join(root, 'app');
   mkdirSync(join(appDir, 'assets'), { recursive: true });
   writeFileSync(join(appDir, 'index.html'), '<!doctype html><title>Tether</title>');
@@ -90,7 +92,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await new Promise<void>((resolve) => server.close(() => resolve()));
-  rmSync(root, { recursive: true, force: true });
+  rootDir.remove();
 });
 
 describe('the PWA files', () => {
