@@ -49,7 +49,7 @@ describe('pairing and the channel', () => {
     expect(status).toMatchObject({ state: 'paired', sas });
     expect(host.output()).toContain(`"sas":"${sas}"`);
 
-    const channel = await RawChannel.open(paired);
+    await using channel = await RawChannel.open(paired);
     const info = await channel.request('host.info');
     expect(info).toMatchObject({
       ok: true,
@@ -104,7 +104,6 @@ describe('pairing and the channel', () => {
     let pong = await channel.receive();
     while (pong?.t === 'output') pong = await channel.receive();
     expect(pong).toEqual({ t: 'pong' });
-    channel.socket.socket.close();
   });
 
   it('three remotes watching one run see the same events in the same order', async () => {
@@ -135,7 +134,7 @@ describe('pairing and the channel', () => {
     const args = { commandId: 'cmd-lost-answer-0001', input: { text: 'only once' } };
     first.send({ t: 'req', id: '1', op: 'run.submit', args });
     first.socket.socket.terminate();
-    const second = await RawChannel.open(paired);
+    await using second = await RawChannel.open(paired);
     const again = (await second.call('run.submit', args)) as {
       runId: string;
       deduplicated: boolean;
@@ -145,6 +144,5 @@ describe('pairing and the channel', () => {
       runs: { id: string; input: { text: string } }[];
     };
     expect(runs.filter((run) => run.input.text === 'only once')).toHaveLength(1);
-    second.socket.socket.close();
   });
 });

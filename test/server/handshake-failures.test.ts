@@ -35,9 +35,8 @@ async function helloFails(
 }
 
 async function stillServes(): Promise<void> {
-  const channel = await RawChannel.open(device);
+  await using channel = await RawChannel.open(device);
   expect(await channel.call('host.info')).toMatchObject({ hostId: device.hostId });
-  channel.socket.socket.close();
 }
 
 describe('handshake failures close with their code', () => {
@@ -170,7 +169,7 @@ describe('handshake failures close with their code', () => {
 describe('revocation', () => {
   it('closes the revoked device at once with 4403, refuses its next hello, and leaves others alone', async () => {
     const victim = (await pairDevice(await host.pairLink())).host;
-    const watcher = await RawChannel.open(device);
+    await using watcher = await RawChannel.open(device);
     const open = await RawChannel.open(victim);
     await open.call('host.info');
     await watcher.call('device.revoke', {
