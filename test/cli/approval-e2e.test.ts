@@ -16,8 +16,8 @@ import {
   toolCallTurn,
   type ScriptedModelServer,
 } from '../support/scripted-model-server.js';
-import { runTether, startTether } from './run-cli.js';
 import { tempDir, type TempDir } from '../support/temp-dir.js';
+import { runTether, startTether } from './run-cli.js';
 
 const bin = new URL('../../bin/tether.js', import.meta.url).pathname;
 let host: HostProcess;

@@ -4,17 +4,18 @@
  * SAS, revocation, the error when no host runs, and strict flags.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { Device } from '../../protocol/index.js';
 import { startHostProcess, type HostProcess } from '../support/host-process.js';
+import { tempDir, type TempDir } from '../support/temp-dir.js';
 import { runTether, startTether } from './run-cli.js';
 
 let host: HostProcess;
+let homeDir: TempDir;
 let home: string;
 
 const PairJson = z.strictObject({
@@ -27,12 +28,13 @@ const DevicesJson = z.strictObject({ devices: z.array(Device) });
 
 beforeAll(async () => {
   host = await startHostProcess();
-  home = mkdtempSync(join(tmpdir(), 'tether-cli-home-'));
+  homeDir = tempDir('tether-cli-home-', { realpath: false });
+  home = homeDir.path;
 });
 
 afterAll(async () => {
   await host.dispose();
-  rmSync(home, { recursive: true, force: true });
+  homeDir.remove();
 });
 
 /** The SAS `tether remote pair` printed, digits only. */
@@ -137,7 +139,8 @@ describe('with no host running', () => {
   const noHost = (dir: string) => `tether: no Tether host is running for data dir ${dir}`;
 
   it('says so when the data directory has no admin file', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'tether-nohost-'));
+    await using data = tempDir('tether-nohost-', { realpath: false });
+    const dir = data.path;
     const commands = [['pair', '--json'], ['devices'], ['revoke', 'AAAAAAAAAAAAAAAAAAAAAA']];
     const results = await Promise.all(
       commands.map((args) => runTether([...args, '--data', dir], home)),
@@ -148,11 +151,11 @@ describe('with no host running', () => {
       expect(result.stderr).toContain('start one with `tether start`');
       expect(result.stdout).toBe('');
     }
-    rmSync(dir, { recursive: true, force: true });
   });
 
   it('says so when the admin file names a dead process, or nothing listens', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'tether-nohost-'));
+    await using data = tempDir('tether-nohost-', { realpath: false });
+    const dir = data.path;
     const dead = spawnSync(process.execPath, ['-e', '']).pid;
     const closed = await new Promise<number>((resolve) => {
       const server = createServer().listen(0, '127.0.0.1', () => {
@@ -180,7 +183,6 @@ describe('with no host running', () => {
     expect(silent.stderr).toContain(
       `${noHost(dir)} (nothing answers at http://127.0.0.1:${closed})`,
     );
-    rmSync(dir, { recursive: true, force: true });
   });
 });
 

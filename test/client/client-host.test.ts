@@ -20,8 +20,8 @@ import {
   textTurn,
   type ScriptedModelServer,
 } from '../support/scripted-model-server.js';
-import { stateWhere, statusOf } from './helpers.js';
 import { tempDir, type TempDir } from '../support/temp-dir.js';
+import { stateWhere, statusOf } from './helpers.js';
 
 let host: HostProcess;
 let model: ScriptedModelServer;

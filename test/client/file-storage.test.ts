@@ -3,8 +3,8 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { TetherClient } from '../../remote/client/index.js';
 import { FileStorage } from '../../remote/client/node/index.js';
-import { FakeHost } from './fake-host.js';
 import { tempDir, type TempDir } from '../support/temp-dir.js';
+import { FakeHost } from './fake-host.js';
 
 let rootDir: TempDir;
 let root: string;

@@ -26,9 +26,9 @@ import {
   toolCallTurn,
   type ScriptedModelServer,
 } from '../support/scripted-model-server.js';
-import { stateWhere, statusOf } from './helpers.js';
 import { tempDir, type TempDir } from '../support/temp-dir.js';
 import { until } from '../support/wait.js';
+import { stateWhere, statusOf } from './helpers.js';
 
 /** How long any one awaited condition may take before the test fails with its name. */
 const DEADLINE_MS = 20_000;
