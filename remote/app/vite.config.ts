@@ -1,6 +1,7 @@
 /**
- * Builds the PWA (remote/app) into dist/app, which the host serves: Preact, and a Workbox
- * service worker that precaches the shell so the app opens offline.
+ * Builds the PWA (remote/app) into dist/app, which the host serves: Preact, and the service
+ * worker of src/sw.ts (Workbox precaching, so the app opens offline, and the push and
+ * notification-click handlers) with the build's file list injected.
  */
 import { fileURLToPath } from 'node:url';
 import preact from '@preact/preset-vite';
@@ -30,7 +31,10 @@ export default defineConfig({
   plugins: [
     preact(),
     VitePWA({
-      strategies: 'generateSW',
+      // generateSW cannot add push handlers (only through importScripts): our own worker.
+      strategies: 'injectManifest',
+      srcDir: 'src',
+      filename: 'sw.ts',
       registerType: 'autoUpdate',
       // Registered from src/main.tsx through the virtual module: no inline script (CSP).
       injectRegister: false,
@@ -55,12 +59,8 @@ export default defineConfig({
           },
         ],
       },
-      workbox: {
+      injectManifest: {
         globPatterns: ['**/*.{js,css,html,png,svg,webmanifest}'],
-        navigateFallback: '/index.html',
-        // The host's own endpoints are never the app shell.
-        navigateFallbackDenylist: [/^\/v1\//, /^\/admin/, /^\/ca\./],
-        cleanupOutdatedCaches: true,
       },
     }),
   ],

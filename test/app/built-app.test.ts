@@ -106,11 +106,18 @@ describe('the built app (dist/app)', () => {
     expect(handlers).toEqual([]);
   });
 
-  it('has a service worker that precaches index.html and the scripts it loads', () => {
+  it('has a service worker that precaches index.html and the scripts it loads, and handles pushes and their clicks', () => {
     const worker = built('sw.js').toString('utf8');
-    const precache = /precacheAndRoute\(\s*(\[[\s\S]*?\])\s*[,)]/.exec(worker)?.[1];
-    expect(precache, 'a precacheAndRoute([...]) call in sw.js').toBeDefined();
-    const urls = [...precache!.matchAll(/url\s*:\s*"([^"]+)"/g)].map((match) => match[1]!);
+    // src/sw.ts's self.__WB_MANIFEST, replaced by the build's list (injectManifest).
+    const precache = /\[\{"revision":[\s\S]*?"url":"[^"]*"\}\]/.exec(worker)?.[0];
+    expect(precache, 'the injected precache manifest in sw.js').toBeDefined();
+    const urls = z
+      .array(z.object({ revision: z.string().nullable(), url: z.string() }))
+      .parse(JSON.parse(precache!))
+      .map((entry) => entry.url);
+    expect(worker).not.toContain('__WB_MANIFEST');
+    expect(worker).toMatch(/addEventListener\(["'`]push["'`]/);
+    expect(worker).toMatch(/addEventListener\(["'`]notificationclick["'`]/);
     expect(urls).toContain('index.html');
     for (const url of urls) expect(existsSync(fileOf(url)), `${url} in dist/app`).toBe(true);
     const html = built('index.html').toString('utf8');

@@ -7,11 +7,22 @@ import { render } from 'preact';
 import { registerSW } from 'virtual:pwa-register';
 import { browserWebSocketFactory, IndexedDbStorage } from '#client/browser';
 import { App } from './app.js';
+import { openMessageHash } from './logic/push-notification.js';
 import { pairLinkAt } from './logic/route.js';
 import { AppModel } from './state/app-model.js';
+import { notificationSync } from './state/notification-sync.js';
 import './styles.css';
 
 registerSW({ immediate: true });
+
+// A notification's click in the service worker shows its screen here (docs/push.md).
+if ('serviceWorker' in navigator) {
+  navigator.serviceWorker.addEventListener('message', (event) => {
+    const hash = openMessageHash(event.data);
+    if (hash !== undefined) location.hash = hash;
+  });
+  navigator.serviceWorker.startMessages();
+}
 
 /** A pairing link the app was opened with; removed from the address bar at once. */
 function takePairLink(): string | undefined {
@@ -25,6 +36,7 @@ async function boot(root: HTMLElement): Promise<void> {
   try {
     const storage = await IndexedDbStorage.open();
     const model = new AppModel(storage, browserWebSocketFactory, () => navigator.onLine);
+    model.subscribe(notificationSync());
     window.addEventListener('online', () => model.networkChanged());
     window.addEventListener('offline', () => model.networkChanged());
     window.addEventListener('pagehide', () => model.saveNow());

@@ -1,5 +1,6 @@
 /**
- * The devices a host lists (`devices.list`), asked again on each new connection.
+ * The devices a host lists (`devices.list`), asked again on each new connection and when
+ * the screen asks (after a change of this device's push).
  */
 import { useEffect, useState } from 'preact/hooks';
 import type { Device } from '#protocol';
@@ -7,10 +8,11 @@ import type { HostView } from '../state/app-view.js';
 
 /**
  * The host's answer (undefined until one came while connected; it has fresh last-seen
- * times), and a setter for the screen to drop a device it revoked.
+ * times), a setter for the screen to drop a device it revoked, and `reload` to list again.
  */
 export function useDevices(host: HostView) {
   const [listed, setListed] = useState<readonly Device[] | undefined>(undefined);
+  const [asked, setAsked] = useState(0);
   const connected = host.status.state === 'open';
   useEffect(() => {
     if (!connected) return;
@@ -18,6 +20,7 @@ export function useDevices(host: HostView) {
       (result) => setListed(result.devices),
       () => undefined,
     );
-  }, [host.connection, connected]);
-  return [listed, setListed] as const;
+  }, [host.connection, connected, asked]);
+  const reload = () => setAsked((count) => count + 1);
+  return [listed, setListed, reload] as const;
 }

@@ -1,9 +1,12 @@
 /**
- * The devices paired with each host, with when each was last seen; revoke any of them.
- * Revoking this device takes a second tap to confirm, and makes the app forget that host.
+ * The devices paired with each host, with when each was last seen and its notifications
+ * (on or off, last delivery, last error); this device's notifications switch per host;
+ * revoke any device. Revoking this device takes a second tap to confirm, and makes the
+ * app forget that host.
  */
 import { useState } from 'preact/hooks';
-import { type Device, TetherError } from '#protocol';
+import { type Device, type DevicePush, TetherError } from '#protocol';
+import { PushSettings } from '../components/push-settings.js';
 import { useDevices } from '../hooks/use-devices.js';
 import { useSubmit } from '../hooks/use-submit.js';
 import { ago } from '../logic/run-view.js';
@@ -29,17 +32,19 @@ function HostDevices({ host }: { host: HostView }) {
   const model = useModel();
   const now = useNow();
   const action = useSubmit(host);
-  const [listed, setListed] = useDevices(host);
+  const [listed, setListed, reload] = useDevices(host);
   const [confirming, setConfirming] = useState(false);
   const connected = host.status.state === 'open';
 
-  // The list answered here has fresh last-seen times; events keep the state's list current.
+  // The list answered here has fresh last-seen times and push states; events keep the
+  // state's list current.
   const fromState = Object.values(host.state.devices);
   const devices = (listed ?? fromState)
     .map((device) => ({
       ...device,
       ...(host.state.devices[device.deviceId] ?? {}),
       lastSeenAt: device.lastSeenAt,
+      push: device.push,
     }))
     .filter((device) => !device.revoked);
   const revoke = (device: Device) => {
@@ -63,6 +68,11 @@ function HostDevices({ host }: { host: HostView }) {
   return (
     <section class="host-section">
       <h2 class="host-name">{host.hostName}</h2>
+      <PushSettings
+        host={host}
+        subscribedOnHost={listed?.find((device) => device.current)?.push?.subscribed}
+        changed={reload}
+      />
       <ul class="list">
         {devices.map((device) => {
           const self = device.deviceId === host.deviceId;
@@ -86,6 +96,15 @@ function HostDevices({ host }: { host: HostView }) {
                       ? 'never'
                       : ago(device.lastSeenAt, now)}
                 </span>
+                {device.push !== undefined && (
+                  <span
+                    class="row-meta"
+                    data-testid="device-push"
+                    data-subscribed={String(device.push.subscribed)}
+                  >
+                    {pushText(device.push, now)}
+                  </span>
+                )}
               </span>
               {self && confirming ? (
                 <>
@@ -125,4 +144,13 @@ function HostDevices({ host }: { host: HostView }) {
       {action.error !== undefined && <p class="error">{action.error}</p>}
     </section>
   );
+}
+
+/** A device's notifications in words: on or off, the last delivery, the last error. */
+function pushText(push: DevicePush, now: number): string {
+  const state = push.subscribed ? 'notifications on' : 'notifications off';
+  const delivered =
+    push.lastDeliveredAt === null ? '' : ` · last delivered ${ago(push.lastDeliveredAt, now)}`;
+  const error = push.lastError === null ? '' : ` · last error: ${push.lastError}`;
+  return `${state}${delivered}${error}`;
 }
