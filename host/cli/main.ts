@@ -10,6 +10,7 @@ import { DEVICES_USAGE, devicesCommand } from './devices-command.js';
 import type { HostCommandContext } from './host-command.js';
 import { PAIR_USAGE, pairCommand } from './pair-command.js';
 import { REVOKE_USAGE, revokeCommand } from './revoke-command.js';
+import { SERVICE_USAGE, serviceCommand } from './service-command.js';
 import { startHost } from './start-host.js';
 
 const USAGE = `Usage: tether <command>
@@ -19,6 +20,7 @@ Commands:
   pair                pair a device: show a QR code and wait for it (tether pair --help)
   devices             list the paired devices
   revoke <deviceId>   revoke a paired device
+  service <action>    run the host as a login service: install, uninstall, status, logs
   remote <command>    use a host from this computer as a remote (tether remote help)
   version             print the version
 
@@ -32,6 +34,7 @@ const HOST_COMMANDS = {
   pair: { run: pairCommand, usage: PAIR_USAGE },
   devices: { run: devicesCommand, usage: DEVICES_USAGE },
   revoke: { run: revokeCommand, usage: REVOKE_USAGE },
+  service: { run: serviceCommand, usage: SERVICE_USAGE },
 } as const;
 
 async function start(argv: readonly string[]): Promise<number> {
@@ -115,6 +118,7 @@ export async function main(argv: readonly string[]): Promise<number> {
       case 'pair':
       case 'devices':
       case 'revoke':
+      case 'service':
         return await runHostCommand(command, rest);
       case 'version':
       case '--version':
