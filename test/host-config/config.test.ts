@@ -368,3 +368,39 @@ describe('usage text', () => {
     }
   });
 });
+
+describe('push settings (docs/push.md)', () => {
+  function loadPush(push: unknown) {
+    const dataDir = join(root, 'data');
+    mkdirSync(dataDir, { recursive: true });
+    writeConfig(join(dataDir, 'config.json'), { push });
+    return () => load({ argv: ['--data', dataDir] });
+  }
+
+  it('takes a mailto: or https: subject, and refuses what Apple would', () => {
+    expect(() => loadPush({ subject: 'mailto:me@example.org' })()).not.toThrow();
+    expect(() => loadPush({ subject: 'https://tether.example.org' })()).not.toThrow();
+    for (const subject of [
+      'me@example.org',
+      'http://example.org',
+      'https://localhost',
+      'mailto:me',
+    ]) {
+      expect(issuesOf(loadPush({ subject })), subject).toEqual([
+        expect.stringMatching(
+          /push\.subject: expected a mailto: address .* or an https: URL with a host name$/,
+        ) as string,
+      ]);
+    }
+  });
+
+  it('names a bad body setting and an unknown key', () => {
+    const issues = issuesOf(loadPush({ body: 'everything', colour: 'red' }));
+    expect(issues).toEqual(
+      expect.arrayContaining([
+        expect.stringContaining('push.body:') as string,
+        expect.stringContaining('push.colour: unknown setting') as string,
+      ]),
+    );
+  });
+});

@@ -39,7 +39,12 @@ export const commandId = (): string => randomUUID();
 
 /** Starts the fake and the host (armed with `point`, if any), and subscribes the channel's device. */
 export async function startPushHost(
-  options: { point?: string; subscribe?: boolean } = {},
+  options: {
+    point?: string;
+    subscribe?: boolean;
+    push?: Record<string, unknown>;
+    kinds?: string[];
+  } = {},
 ): Promise<PushHost> {
   const fake = await startFakePushService();
   const fault = await startFaultHost({
@@ -49,6 +54,7 @@ export async function startPushHost(
         subject: SUBJECT,
         allowedEndpoints: [fake.origin],
         retry: { initialDelayMs: 100, maxDelayMs: 400, maxAttempts: 4, requestTimeoutMs: 3000 },
+        ...options.push,
       },
     },
   });
@@ -59,6 +65,7 @@ export async function startPushHost(
     await fault.channel.call('push.subscribe', {
       commandId: commandId(),
       subscription: subscriber.subscription,
+      ...(options.kinds === undefined ? {} : { kinds: options.kinds }),
     });
   }
   return {
