@@ -15,6 +15,7 @@ export const MODEL_FAILURE_CODES = [
   'auth',
   'server',
   'network',
+  'bad_response',
 ] as const;
 export type ModelFailureCode = (typeof MODEL_FAILURE_CODES)[number];
 

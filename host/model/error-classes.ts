@@ -15,6 +15,9 @@ const RETRYABLE: Record<ModelErrorClass, boolean> = {
   context_too_long: false,
   bad_request: false,
   auth: false,
+  // A chunk that fails the schema comes from the server's own dialect: sent again, the
+  // request gets the same dialect back.
+  bad_response: false,
   aborted: false,
 };
 
@@ -30,9 +33,40 @@ export function modelFailure(
 }
 
 // OpenAI: code context_length_exceeded; DeepSeek: "This model's maximum context length is
-// 131072 tokens. However, you requested ..."; others say "context window" or "prompt is too long".
-const CONTEXT_TOO_LONG =
-  /context_length_exceeded|maximum context length|context length|context window|prompt is too long/i;
+// 131072 tokens. However, you requested ..."; others say "context window" or "prompt is too
+// long". Kimi: "Your request exceeded model token limit: 262144"; DashScope: "Range of input
+// length should be [1, 204800]"; xAI: "This model's maximum prompt length is 131072 but the
+// request contains ..."; llama.cpp: "the request exceeds the available context size" (type
+// exceed_context_size_error); LM Studio (MLX): "Context size has been exceeded"; Gemini:
+// "The input token count (1196265) exceeds the maximum number of tokens allowed (1048575)".
+const CONTEXT_TOO_LONG = new RegExp(
+  [
+    'context_length_exceeded',
+    'exceed_context_size_error',
+    'maximum context length',
+    'context length',
+    'context window',
+    'prompt is too long',
+    'exceeded model token limit',
+    'range of input length should be',
+    'maximum prompt length is',
+    'exceeds the available context size',
+    'context size has been exceeded',
+    'input token count.*exceeds the maximum number of tokens',
+  ].join('|'),
+  'i',
+);
+
+/** How many characters of a chunk a `bad_response` quotes. */
+const QUOTE_LIMIT = 300;
+
+/** A chunk the stream schema refused, quoted (capped) with what was wrong with it. */
+export function badResponse(problem: string, chunk: unknown): ModelFailure {
+  const text = JSON.stringify(chunk) ?? String(chunk);
+  const quoted =
+    text.length > QUOTE_LIMIT ? `${text.slice(0, QUOTE_LIMIT)}… (${text.length} chars)` : text;
+  return modelFailure('bad_response', `malformed stream chunk (${problem}): ${quoted}`);
+}
 
 /**
  * Classifies an error thrown by the SDK while sending a request or reading its stream.
@@ -47,38 +81,55 @@ export function classifyError(error: unknown): ModelFailure {
   }
   if (error instanceof APIError) {
     const status = typeof error.status === 'number' ? error.status : undefined;
-    return classifyApiError(
+    return classifyApiError({
       status,
-      typeof error.code === 'string' ? error.code : '',
-      error.message,
-    );
+      code: error.code,
+      type: typeof error.type === 'string' ? error.type : '',
+      message: error.message,
+    });
   }
   if (error instanceof SyntaxError) {
-    return modelFailure('server', `malformed stream chunk: ${error.message}`);
+    // The SDK's JSON.parse names the text it could not read.
+    return modelFailure('bad_response', `unparseable stream chunk: ${error.message}`);
   }
   return modelFailure('network', describeCause('stream interrupted', error));
 }
 
-function classifyApiError(status: number | undefined, code: string, message: string): ModelFailure {
-  if (CONTEXT_TOO_LONG.test(code) || CONTEXT_TOO_LONG.test(message)) {
+/** What a provider's error says: its HTTP status (none inside a stream), code, type, words. */
+interface ProviderError {
+  status: number | undefined;
+  code: unknown;
+  type: string;
+  message: string;
+}
+
+/** Classifies a provider's error, whether an HTTP answer or an error event in a stream. */
+export function classifyApiError({ status, code, type, message }: ProviderError): ModelFailure {
+  const codeText = typeof code === 'string' ? code : '';
+  if ([codeText, type, message].some((text) => CONTEXT_TOO_LONG.test(text))) {
     return modelFailure('context_too_long', message, status);
   }
-  // An error event inside a 200 stream has no status: the server gave up mid-answer.
-  if (status === undefined) return modelFailure('server', message);
-  if (status === 401 || status === 403) {
+  // Azure refuses a prompt its content filter flags with 400 code content_filter.
+  if (codeText === 'content_filter') return modelFailure('refusal', message, status);
+  // An error event inside a 200 stream has no status; llama.cpp, vLLM and SGLang put the
+  // status they mean in `code`. Without either, the server gave up mid-answer.
+  const meant =
+    status ?? (typeof code === 'number' && code >= 400 && code < 600 ? code : undefined);
+  if (meant === undefined) return modelFailure('server', message);
+  if (meant === 401 || meant === 403) {
     // The SDK's message starts with the status; the provider's words follow.
     const said = message.replace(/^\d{3} /, '');
-    return modelFailure('auth', `authentication failed (${status}): ${said}`, status);
+    return modelFailure('auth', `authentication failed (${meant}): ${said}`, status);
   }
-  if (status === 402 || code === 'insufficient_quota') {
+  if (meant === 402 || codeText === 'insufficient_quota') {
     // OpenAI reports an exhausted quota as 429 insufficient_quota: waiting does not help.
     return modelFailure('bad_request', `insufficient balance or quota: ${message}`, status);
   }
-  if (status === 408) return modelFailure('timeout', message, status);
-  if (status === 429) return modelFailure('rate_limit', message, status);
+  if (meant === 408) return modelFailure('timeout', message, status);
+  if (meant === 429) return modelFailure('rate_limit', message, status);
   // 409 is a lock timeout at OpenAI; like 5xx it may pass.
-  if (status === 409 || status >= 500) return modelFailure('server', message, status);
-  if (status === 413) return modelFailure('context_too_long', message, status);
+  if (meant === 409 || meant >= 500) return modelFailure('server', message, status);
+  if (meant === 413) return modelFailure('context_too_long', message, status);
   return modelFailure('bad_request', message, status);
 }
 

@@ -7,10 +7,17 @@
 import OpenAI, { APIError } from 'openai';
 import { Redactor } from '../log/index.js';
 import type { ChatRequestBody } from './provider-rules.js';
-import { chatChunkSchema } from './chat-chunk.js';
-import { classifyError, modelFailure, withoutSecrets } from './error-classes.js';
+import { chatChunkSchema, streamErrorSchema } from './chat-chunk.js';
+import {
+  badResponse,
+  classifyApiError,
+  classifyError,
+  modelFailure,
+  withoutSecrets,
+} from './error-classes.js';
 import { buildChatRequest, detectProvider } from './provider-rules.js';
-import { retryAfterMs, retryDelayMs, waitForRetry } from './retry-policy.js';
+import { dialectFetch } from './provider-wire.js';
+import { retryAfterMs, retryDelayMs, retryInfoDelayMs, waitForRetry } from './retry-policy.js';
 import type { AttemptResult } from './stream-assembler.js';
 import { StreamAssembler } from './stream-assembler.js';
 import type { ModelAdapter, ModelAdapterConfig, ModelStreamEvent } from './types.js';
@@ -51,6 +58,8 @@ export function createModelAdapter(config: ModelAdapterConfig): ModelAdapter {
     logLevel: 'off',
     // The watchdog below owns timeouts; the SDK's timer (until headers) gets the same bound.
     timeout: settings.firstTokenTimeoutMs,
+    // Error bodies and stream errors in other providers' shapes, read as OpenAI's.
+    fetch: dialectFetch(),
     ...(config.apiKey === undefined && { defaultHeaders: { Authorization: null } }),
   });
   const extraBody = config.extraBody ?? {};
@@ -173,13 +182,18 @@ async function* streamAttempt(
       if (stopReason) return stopped();
       if (next.done) return assembler.result();
       chunks++;
+      const streamError = streamErrorSchema.safeParse(next.value);
+      if (streamError.success) {
+        const { code, type, message } = streamError.data;
+        const error = classifyApiError({ status: undefined, code, type: type ?? '', message });
+        return { type: 'failed', error };
+      }
       const chunk = chatChunkSchema.safeParse(next.value);
       if (!chunk.success) {
         const where = chunk.error.issues.map(
           (issue) => `${issue.path.join('.')}: ${issue.message}`,
         );
-        const problem = `malformed stream chunk (${where.join('; ')})`;
-        return { type: 'failed', error: modelFailure('server', problem) };
+        return { type: 'failed', error: badResponse(where.join('; '), next.value) };
       }
       yield* assembler.push(chunk.data);
       timer = setTimeout(() => stop('timeout'), settings.idleTimeoutMs);
@@ -195,6 +209,9 @@ function failedWith(error: unknown): AttemptOutcome {
   const failure = classifyError(error);
   const headers =
     error instanceof APIError && error.headers instanceof Headers ? error.headers : undefined;
-  const wait = retryAfterMs(headers);
+  // Gemini says how long to wait in its body (google.rpc.RetryInfo), not in a header.
+  const wait =
+    retryAfterMs(headers) ??
+    (error instanceof APIError ? retryInfoDelayMs(error.error) : undefined);
   return { type: 'failed', error: failure, ...(wait !== undefined && { retryAfterMs: wait }) };
 }

@@ -7,67 +7,146 @@ import type {
   ChatCompletionCreateParamsStreaming,
   ChatCompletionMessageParam,
 } from 'openai/resources/chat/completions';
+import { z } from 'zod';
 import type { ModelMessage, ModelRequest, ProviderKind } from './types.js';
 
 /** A streaming Chat Completions body, with the provider-native fields the SDK does not type. */
 export type ChatRequestBody = ChatCompletionCreateParamsStreaming & Record<string, unknown>;
 
 /**
- * Delta fields that carry reasoning text, in order of preference: DeepSeek (and vLLM, Qwen)
- * send `reasoning_content`, Ollama (and OpenRouter) send `reasoning`.
+ * Delta fields that carry reasoning text, in order of preference: DeepSeek (and vLLM, Qwen,
+ * SGLang, Groq, xAI, Kimi, LM Studio) send `reasoning_content`, Ollama (and OpenRouter,
+ * Groq's `parsed` format) send `reasoning`. Every provider's stream is read with all of them;
+ * Mistral's thinking parts and Gemini's thought-marked text are read in the assembler.
  */
 export const REASONING_DELTA_FIELDS = ['reasoning_content', 'reasoning'] as const;
 
+/** Tool-call fields of a provider's own that belong to that one call (Gemini 3). */
+export const TOOL_CALL_NATIVE_KEY = 'tool_calls';
+
 interface ProviderRules {
+  /** How the base URL names the provider: host names (or their suffixes), then ports. */
+  readonly hosts: readonly string[];
+  readonly ports: readonly string[];
   /** OpenAI's reasoning models reject `max_tokens`; DeepSeek only knows `max_tokens`. */
   readonly maxTokensField: 'max_tokens' | 'max_completion_tokens';
   /** DeepSeek's thinking mode rejects `required` and named tools: ask for `auto` explicitly. */
   readonly toolChoice: 'auto' | undefined;
-  /** The native fields to send back on an earlier assistant message. */
+  /**
+   * The message-level native fields to send back on an earlier assistant message. Only
+   * what the provider needs: a provider rejects, or misreads, fields it does not know.
+   */
   replayNative(native: Record<string, unknown>, hasTools: boolean): Record<string, unknown>;
+  /** Whether each tool call's own native fields go back on that call. */
+  readonly replayToolCallNative: boolean;
 }
 
+const nothing = (): Record<string, unknown> => ({});
+
+/** Sends back only the reasoning fields the provider produced (fields like `index` stay). */
+function reasoningOnly(native: Record<string, unknown>): Record<string, unknown> {
+  const kept = REASONING_DELTA_FIELDS.filter((field) => native[field] !== undefined);
+  return Object.fromEntries(kept.map((field) => [field, native[field]]));
+}
+
+/** A provider that produces no native field anyone needs back. */
+const plain = {
+  maxTokensField: 'max_tokens',
+  toolChoice: undefined,
+  replayNative: nothing,
+  replayToolCallNative: false,
+} as const;
+
+/**
+ * Every provider's behaviour, one row each (docs/model-providers.md is this table in prose).
+ * Read-side differences (where usage and reasoning arrive, error shapes) are accepted from
+ * every provider alike, so a misdetected provider still reads correctly; these rows decide
+ * what is sent.
+ */
 const RULES: Record<ProviderKind, ProviderRules> = {
   deepseek: {
+    hosts: ['api.deepseek.com'],
+    ports: [],
     maxTokensField: 'max_tokens',
     toolChoice: 'auto',
     // V4 (September 2026): with tools, every earlier assistant message's reasoning_content
     // goes back in full, the key present even when empty, or the API answers 400. Without
     // tools the API ignores it, so it is left out.
     replayNative(native, hasTools) {
-      const { reasoning_content: reasoning, ...rest } = native;
-      if (!hasTools) return rest;
-      return { ...rest, reasoning_content: typeof reasoning === 'string' ? reasoning : '' };
+      const { reasoning_content: reasoning } = native;
+      if (!hasTools) return {};
+      return { reasoning_content: typeof reasoning === 'string' ? reasoning : '' };
     },
+    replayToolCallNative: false,
   },
+  // OpenAI rejects fields it did not produce (reasoning_content) and produces none itself.
   openai: {
+    ...plain,
+    hosts: ['api.openai.com'],
+    ports: [],
     maxTokensField: 'max_completion_tokens',
-    toolChoice: undefined,
-    // OpenAI rejects fields it did not produce (reasoning_content) and produces none itself.
-    replayNative: () => ({}),
   },
-  ollama: {
-    maxTokensField: 'max_tokens',
-    toolChoice: undefined,
-    replayNative: () => ({}),
+  azure: {
+    ...plain,
+    hosts: ['.openai.azure.com', '.cognitiveservices.azure.com', '.services.ai.azure.com'],
+    ports: [],
+    maxTokensField: 'max_completion_tokens',
   },
+  // Gemini 3 answers 400 "Function call is missing a thought_signature" unless each call's
+  // extra_content.google.thought_signature comes back on that call.
+  gemini: {
+    ...plain,
+    hosts: ['generativelanguage.googleapis.com', 'aiplatform.googleapis.com'],
+    ports: [],
+    replayToolCallNative: true,
+  },
+  mistral: { ...plain, hosts: ['api.mistral.ai'], ports: [] },
+  groq: { ...plain, hosts: ['api.groq.com'], ports: [] },
+  xai: { ...plain, hosts: ['api.x.ai'], ports: [] },
+  moonshot: { ...plain, hosts: ['api.moonshot.ai', 'api.moonshot.cn'], ports: [] },
+  dashscope: {
+    ...plain,
+    hosts: ['dashscope.aliyuncs.com', 'dashscope-intl.aliyuncs.com'],
+    ports: [],
+  },
+  openrouter: { ...plain, hosts: ['openrouter.ai'], ports: [], replayNative: reasoningOnly },
+  ollama: { ...plain, hosts: [], ports: ['11434'] },
+  llamacpp: { ...plain, hosts: [], ports: ['8080'] },
+  vllm: { ...plain, hosts: [], ports: ['8000'] },
+  sglang: { ...plain, hosts: [], ports: ['30000'] },
+  lmstudio: { ...plain, hosts: [], ports: ['1234'] },
+  // An endpoint of unknown make gets back the reasoning it produced (a DeepSeek model behind
+  // a router needs it), never other delta fields such as a router's `index`.
   generic: {
-    maxTokensField: 'max_tokens',
-    toolChoice: undefined,
-    replayNative: (native) => native,
+    ...plain,
+    hosts: [],
+    ports: [],
+    replayNative: reasoningOnly,
+    replayToolCallNative: true,
   },
 };
 
+/** Local servers whose name in a base URL (a host alias, a path) says what they are. */
+const LOCAL_SERVERS = ['ollama', 'lmstudio', 'llamacpp', 'vllm', 'sglang'] as const;
+
 /**
- * The provider behind `baseUrl`: api.deepseek.com, api.openai.com, port 11434 or a name
- * containing "ollama"; anything else is `generic`.
+ * The provider behind `baseUrl`: by host name (api.deepseek.com, *.openai.azure.com,
+ * generativelanguage.googleapis.com, ...), by a name in the URL ("ollama", "lmstudio"), or
+ * by the local server's default port (11434 Ollama, 8080 llama.cpp, 8000 vLLM, 30000
+ * SGLang, 1234 LM Studio); anything else is `generic`.
  */
 export function detectProvider(baseUrl: string): ProviderKind {
   const url = new URL(baseUrl);
-  if (url.hostname === 'api.deepseek.com') return 'deepseek';
-  if (url.hostname === 'api.openai.com') return 'openai';
-  if (url.port === '11434' || baseUrl.toLowerCase().includes('ollama')) return 'ollama';
-  return 'generic';
+  const host = url.hostname.toLowerCase();
+  const kinds = Object.keys(RULES) as ProviderKind[];
+  const byHost = kinds.find((kind) =>
+    RULES[kind].hosts.some((name) => (name.startsWith('.') ? host.endsWith(name) : host === name)),
+  );
+  if (byHost) return byHost;
+  const lower = baseUrl.toLowerCase();
+  const byName = LOCAL_SERVERS.find((kind) => lower.includes(kind));
+  if (byName) return byName;
+  return kinds.find((kind) => RULES[kind].ports.includes(url.port)) ?? 'generic';
 }
 
 /**
@@ -115,18 +194,35 @@ function toChatMessage(
       return { role: message.role, content: message.content };
     case 'tool':
       return { role: 'tool', tool_call_id: message.toolCallId, content: message.content };
-    case 'assistant':
+    case 'assistant': {
+      const native = message.native ?? {};
+      const callNative = rules.replayToolCallNative ? toolCallNatives(native) : NO_CALL_NATIVES;
       return {
-        ...rules.replayNative(message.native ?? {}, hasTools),
+        ...rules.replayNative(native, hasTools),
         role: 'assistant',
         content: message.content,
         ...(message.toolCalls.length > 0 && {
           tool_calls: message.toolCalls.map((call) => ({
+            ...callNative.get(call.id),
             id: call.id,
             type: 'function' as const,
             function: { name: call.name, arguments: call.arguments },
           })),
         }),
       };
+    }
   }
+}
+
+const NO_CALL_NATIVES: ReadonlyMap<string, Record<string, unknown>> = new Map();
+
+const toolCallNativesSchema = z.array(z.looseObject({ id: z.string() }));
+
+/** The per-call native fields kept on a message (`native.tool_calls`), by call id. */
+function toolCallNatives(
+  native: Record<string, unknown>,
+): ReadonlyMap<string, Record<string, unknown>> {
+  const parsed = toolCallNativesSchema.safeParse(native[TOOL_CALL_NATIVE_KEY]);
+  if (!parsed.success) return new Map();
+  return new Map(parsed.data.map(({ id, ...fields }) => [id, fields]));
 }

@@ -1,7 +1,10 @@
 /**
  * When to try a model request again: exponential backoff with full jitter, or the
- * server's own Retry-After, always capped; and a wait that an abort cuts short.
+ * server's own Retry-After (or Gemini's RetryInfo), always capped; and a wait that an
+ * abort cuts short. Whether a class of failure is worth a retry at all is
+ * error-classes.ts's RETRYABLE table.
  */
+import { z } from 'zod';
 
 /** Bounds of the backoff, in milliseconds. */
 export interface BackoffBounds {
@@ -42,6 +45,26 @@ export function retryAfterMs(
     return Math.max(0, Math.ceil(seconds * 1000));
   const date = Date.parse(value);
   return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
+
+const retryInfoSchema = z.looseObject({
+  details: z.array(z.looseObject({ '@type': z.string().optional(), retryDelay: z.unknown() })),
+});
+
+/**
+ * The wait a Google error body asks for: `details[]` entry of type
+ * `type.googleapis.com/google.rpc.RetryInfo` with `retryDelay` as a protobuf Duration
+ * ("13s", "0.5s"). Undefined when absent or unreadable.
+ */
+export function retryInfoDelayMs(error: unknown): number | undefined {
+  const parsed = retryInfoSchema.safeParse(error);
+  if (!parsed.success) return undefined;
+  const info = parsed.data.details.find((detail) =>
+    detail['@type']?.endsWith('google.rpc.RetryInfo'),
+  );
+  const delay =
+    typeof info?.retryDelay === 'string' ? /^(\d+(?:\.\d+)?)s$/.exec(info.retryDelay) : null;
+  return delay?.[1] === undefined ? undefined : Math.ceil(Number(delay[1]) * 1000);
 }
 
 /** Waits `delayMs`; resolves false at once if `signal` aborts first (or already has). */

@@ -3,10 +3,11 @@
  * failure: text and reasoning joined, tool-call fragments matched by index or id, native
  * delta fields collected, usage read from whichever chunk carries it.
  */
+import { z } from 'zod';
 import type { ChatChunk, ChatDelta, ToolCallDelta } from './chat-chunk.js';
 import { toModelUsage } from './chat-chunk.js';
 import { finishReasonFailure, modelFailure } from './error-classes.js';
-import { REASONING_DELTA_FIELDS } from './provider-rules.js';
+import { REASONING_DELTA_FIELDS, TOOL_CALL_NATIVE_KEY } from './provider-rules.js';
 import type { ModelCompletion, ModelFailure, ModelStreamEvent, ModelUsage } from './types.js';
 
 /** How an attempt ended: a completed turn or a failure. */
@@ -18,10 +19,32 @@ interface ToolCallSlot {
   id: string;
   name: string;
   arguments: string;
+  /** The call's own provider fields (Gemini 3's `extra_content`), latest value each. */
+  readonly native: Record<string, unknown>;
 }
 
-/** Delta fields with a meaning of their own; every other field is provider-native. */
-const TYPED_DELTA_FIELDS = new Set(['role', 'content', 'refusal', 'tool_calls', 'function_call']);
+/**
+ * Delta fields with a meaning of their own; every other field is provider-native.
+ * `extra_content` on a delta is Gemini's thought marker, read here, not sent back.
+ */
+const TYPED_DELTA_FIELDS = new Set([
+  'role',
+  'content',
+  'refusal',
+  'tool_calls',
+  'function_call',
+  'extra_content',
+]);
+
+/** Tool-call fragment fields with a meaning of their own; others belong to that call. */
+const TYPED_TOOL_CALL_FIELDS = new Set(['index', 'id', 'type', 'function']);
+
+const geminiThoughtSchema = z.looseObject({
+  google: z.looseObject({ thought: z.literal(true) }),
+});
+
+/** Gemini 2.5 wraps thought text in these tags inside thought-marked content. */
+const THOUGHT_TAGS = /<\/?thought>/g;
 
 /** Collects one attempt's chunks. Make a new one for each attempt. */
 export class StreamAssembler {
@@ -45,6 +68,8 @@ export class StreamAssembler {
     // Only one choice is ever requested (no `n`): the first is the answer.
     const choice = chunk.choices?.[0];
     if (!choice) return [];
+    // Moonshot/Kimi put usage inside the finishing choice instead.
+    if (choice.usage) this.#usage = toModelUsage(choice.usage);
     if (choice.finish_reason) this.#finishReason = choice.finish_reason;
     return choice.delta ? this.#pushDelta(choice.delta) : [];
   }
@@ -55,13 +80,21 @@ export class StreamAssembler {
     const reasoning = REASONING_DELTA_FIELDS.map((field) => delta[field]).find(
       (value): value is string => typeof value === 'string' && value !== '',
     );
-    if (reasoning !== undefined) {
-      this.#reasoning += reasoning;
-      events.push({ type: 'reasoning', delta: reasoning });
+    if (reasoning !== undefined) this.#pushReasoning(reasoning, events);
+    const { content } = delta;
+    if (typeof content === 'string') {
+      if (geminiThoughtSchema.safeParse(delta.extra_content).success) {
+        this.#pushReasoning(content.replace(THOUGHT_TAGS, ''), events);
+      } else {
+        this.#pushText(content, events);
+      }
     }
-    if (delta.content) {
-      this.#text += delta.content;
-      events.push({ type: 'text', delta: delta.content });
+    for (const part of Array.isArray(content) ? content : []) {
+      if (part.type === 'text' && part.text) this.#pushText(part.text, events);
+      if (part.type !== 'thinking') continue;
+      for (const piece of part.thinking ?? []) {
+        if (piece.type === 'text' && piece.text) this.#pushReasoning(piece.text, events);
+      }
     }
     if (delta.refusal) this.#refusal += delta.refusal;
     for (const fragment of delta.tool_calls ?? []) {
@@ -69,6 +102,18 @@ export class StreamAssembler {
       if (event) events.push(event);
     }
     return events;
+  }
+
+  #pushText(text: string, events: ModelStreamEvent[]): void {
+    if (text === '') return;
+    this.#text += text;
+    events.push({ type: 'text', delta: text });
+  }
+
+  #pushReasoning(reasoning: string, events: ModelStreamEvent[]): void {
+    if (reasoning === '') return;
+    this.#reasoning += reasoning;
+    events.push({ type: 'reasoning', delta: reasoning });
   }
 
   // Strings are fragments and are joined; arrays are joined; other values replace.
@@ -103,6 +148,11 @@ export class StreamAssembler {
       event.name = name;
     }
     slot.arguments += event.argumentsDelta;
+    for (const [field, value] of Object.entries(fragment)) {
+      if (!TYPED_TOOL_CALL_FIELDS.has(field) && value !== null && value !== undefined) {
+        slot.native[field] = value;
+      }
+    }
     const news = event.id !== undefined || event.name !== undefined || event.argumentsDelta !== '';
     return news ? event : undefined;
   }
@@ -123,6 +173,7 @@ export class StreamAssembler {
       id: '',
       name: '',
       arguments: '',
+      native: {},
     };
     this.#toolCalls.push(slot);
     if (index !== null && index !== undefined) this.#slotByIndex.set(index, slot);
@@ -138,17 +189,20 @@ export class StreamAssembler {
     if (this.#refusal !== '') return fail(modelFailure('refusal', this.#refusal));
     const failure = finishReasonFailure(finishReason);
     if (failure) return fail(failure);
-    const message: ModelCompletion = {
-      text: this.#text,
-      toolCalls: this.#toolCalls.map((slot) => ({
-        // Some local servers send no call ids; the tool results still need one to refer to.
-        id: slot.id === '' ? `call_${slot.position}` : slot.id,
-        name: slot.name,
-        arguments: slot.arguments,
-      })),
-      finishReason,
-      native: this.#native,
-    };
+    const toolCalls = this.#toolCalls.map((slot) => ({
+      // Some local servers send no call ids; the tool results still need one to refer to.
+      id: slot.id === '' ? `call_${slot.position}` : slot.id,
+      name: slot.name,
+      arguments: slot.arguments,
+    }));
+    const callNatives = this.#toolCalls.flatMap((slot, position) =>
+      Object.keys(slot.native).length > 0 ? [{ id: toolCalls[position]?.id, ...slot.native }] : [],
+    );
+    const native =
+      callNatives.length > 0
+        ? { ...this.#native, [TOOL_CALL_NATIVE_KEY]: callNatives }
+        : this.#native;
+    const message: ModelCompletion = { text: this.#text, toolCalls, finishReason, native };
     if (this.#reasoning !== '') message.reasoning = this.#reasoning;
     if (this.#usage) message.usage = this.#usage;
     return { type: 'completed', message };

@@ -6,7 +6,23 @@ import type { ModelFailureCode } from '../../protocol/index.js';
 import type { Redactor } from '../log/index.js';
 
 /** Which provider's rules apply to requests and replies (see provider-rules.ts). */
-export type ProviderKind = 'deepseek' | 'openai' | 'ollama' | 'generic';
+export type ProviderKind =
+  | 'deepseek'
+  | 'openai'
+  | 'azure'
+  | 'gemini'
+  | 'mistral'
+  | 'groq'
+  | 'xai'
+  | 'moonshot'
+  | 'dashscope'
+  | 'openrouter'
+  | 'ollama'
+  | 'llamacpp'
+  | 'vllm'
+  | 'sglang'
+  | 'lmstudio'
+  | 'generic';
 
 /** Streams one model turn. Made by `createModelAdapter`. */
 export interface ModelAdapter {
@@ -85,7 +101,9 @@ export type ModelStreamEvent =
  * whatever `finishReason` says (some models end tool-call turns with `stop`).
  * `finishReason` is the provider's own word. `native` holds every provider-native field of
  * the assistant message (e.g. `{reasoning_content: "..."}` from DeepSeek, `{reasoning: "..."}`
- * from Ollama), joined across fragments; store it on the message as `native`.
+ * from Ollama), joined across fragments; store it on the message as `native`. Fields a
+ * provider put on single tool calls (Gemini's `extra_content.google.thought_signature`) are
+ * kept there as `tool_calls: [{id, ...fields}]`, so they survive storage with the message.
  */
 export interface ModelCompletion {
   text: string;

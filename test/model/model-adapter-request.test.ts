@@ -161,8 +161,10 @@ describe('Ollama and generic endpoints', () => {
     expect(body).not.toHaveProperty('max_completion_tokens');
   });
 
-  it('sends a generic endpoint back exactly the native fields it returned', async () => {
-    const native = { reasoning_content: 'kept', provider_state: { turn: 1 } };
+  // Issue 15, item 10: a router's `delta.index` (and other non-reasoning delta fields) were
+  // echoed back to every generic endpoint.
+  it('sends a generic endpoint back only the reasoning it returned, not other native fields', async () => {
+    const native = { reasoning_content: 'kept', index: 0, provider_state: { turn: 1 } };
     const request: ModelRequest = { model: 'local', messages: history(native), tools: [readFile] };
 
     const body = await send('generic', request);
@@ -171,7 +173,6 @@ describe('Ollama and generic endpoints', () => {
       role: 'assistant',
       content: '',
       reasoning_content: 'kept',
-      provider_state: { turn: 1 },
       tool_calls: [sentToolCall],
     });
     expect(body.messages[4]).toEqual({ role: 'assistant', content: 'It says hello.' });
@@ -207,7 +208,8 @@ describe('transport', () => {
     expect(detected('https://api.openai.com/v1')).toBe('openai');
     expect(detected('http://localhost:11434/v1')).toBe('ollama');
     expect(detected('http://ollama.lan:8080/v1')).toBe('ollama');
-    expect(detected('http://127.0.0.1:8000/v1')).toBe('generic');
+    expect(detected('http://127.0.0.1:8000/v1')).toBe('vllm');
+    expect(detected('http://127.0.0.1:9999/v1')).toBe('generic');
     expect(
       createModelAdapter({ baseUrl: 'http://localhost:11434/v1', provider: 'generic' }).provider,
     ).toBe('generic');
