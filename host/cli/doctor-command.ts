@@ -1,0 +1,121 @@
+/**
+ * `tether doctor`: one line per check of this machine, its data directory and the running
+ * host, each failure with the command that fixes it; `--json` for scripts. Exits 1 when
+ * any check fails.
+ */
+import { homedir } from 'node:os';
+import { ConfigError, loadHostConfig, type HostConfig } from '../config/index.js';
+import { parseCommandArgs } from '../../common/cli/index.js';
+import {
+  checkDatabase,
+  checkDataDir,
+  checkDisk,
+  checkHttps,
+  checkKeychain,
+  checkModel,
+  checkNode,
+  checkPush,
+  type CheckResult,
+} from './doctor-checks.js';
+import {
+  checkHost,
+  checkLan,
+  checkService,
+  checkTailscale,
+  runningHost,
+} from './doctor-network.js';
+import type { HostCommandContext } from './host-command.js';
+
+/** The usage text of `doctor`, for `--help` and command-line errors. */
+export const DOCTOR_USAGE = `Usage: tether doctor [--data DIR] [--config FILE] [--json]
+
+Checks Node, the data directory, the database, the model endpoint and key, the Keychain,
+the HTTPS certificates, LAN and .local name, tailscale serve, push, the service and free
+disk space. One line per check; each failure says the command that fixes it.
+
+Options:
+  --data DIR      data directory of the host (as for tether start)
+  --config FILE   the config file the host uses (default: <data>/config.json)
+  --json          print {"ok", "checks": [{"id","status","detail","fix"?}]} as one line
+`;
+
+const FLAGS = {
+  data: { type: 'string' },
+  config: { type: 'string' },
+  json: { type: 'boolean' },
+} as const;
+
+const MARK = { pass: 'ok  ', fail: 'FAIL', skip: 'skip' } as const;
+
+async function configChecks(config: HostConfig, signal: AbortSignal): Promise<CheckResult[]> {
+  const host = runningHost(config.dataDir);
+  const port = host?.port ?? config.port;
+  const tailscale = await checkTailscale(port);
+  const https = host?.url.startsWith('https:') ?? config.https;
+  const [model, keychain, lan, service] = await Promise.all([
+    checkModel(config, signal),
+    checkKeychain(config),
+    checkLan(port),
+    checkService(config.dataDir),
+  ]);
+  return [
+    model,
+    keychain,
+    checkHttps(config),
+    ...lan,
+    tailscale,
+    checkPush(config, https || tailscale.status === 'pass'),
+    checkHost(config.dataDir, host),
+    service,
+  ];
+}
+
+/** Runs `tether doctor`; resolves with the exit code. */
+export async function doctorCommand(
+  argv: readonly string[],
+  ctx: HostCommandContext,
+): Promise<number> {
+  const { values, help } = parseCommandArgs(argv, FLAGS);
+  if (help) {
+    ctx.out(DOCTOR_USAGE);
+    return 0;
+  }
+  const dataDir = ctx.dataDir(values.data);
+  const checks: CheckResult[] = [checkNode(), checkDataDir(dataDir), checkDatabase(dataDir)];
+  try {
+    const config = loadHostConfig({
+      argv: [
+        '--data',
+        dataDir,
+        ...(values.config === undefined ? [] : ['--config', values.config]),
+      ],
+      env: process.env,
+      cwd: process.cwd(),
+      platform: process.platform,
+      homedir: homedir(),
+    });
+    checks.push(...(await configChecks(config, ctx.signal)));
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    checks.push({
+      id: 'config',
+      status: 'fail',
+      detail: error.message.split('\n').join('; '),
+      fix: 'correct the settings named above (docs/operations.md, "Configuration")',
+    });
+  }
+  checks.push(checkDisk(dataDir));
+  const ok = checks.every((check) => check.status !== 'fail');
+  if (values.json === true) {
+    ctx.out(JSON.stringify({ ok, checks }) + '\n');
+    return ok ? 0 : 1;
+  }
+  const width = Math.max(...checks.map((check) => check.id.length));
+  for (const check of checks) {
+    const fix = check.fix === undefined ? '' : ` → fix: ${check.fix}`;
+    ctx.out(`${MARK[check.status]}  ${check.id.padEnd(width)}  ${check.detail}${fix}\n`);
+  }
+  const failed = checks.filter((check) => check.status === 'fail').length;
+  ctx.out(ok ? '\nAll checks passed.\n' : `\n${failed} check(s) failed.\n`);
+  return ok ? 0 : 1;
+}

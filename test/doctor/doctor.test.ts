@@ -1,0 +1,193 @@
+/**
+ * `tether doctor` as a child process: against a healthy running host (a scripted model,
+ * a fake `tailscale` on PATH serving the host's port), a model endpoint that refuses the
+ * key (401), an unwritable data directory and a missing HTTPS certificate. Each failure
+ * names its fix; the exit code says whether any check failed.
+ */
+import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { runTether } from '../cli/run-cli.js';
+import { startHostProcess, type HostProcess } from '../support/host-process.js';
+import {
+  startScriptedModelServer,
+  type ScriptedModelServer,
+} from '../support/scripted-model-server.js';
+import { tempDir, type TempDir } from '../support/temp-dir.js';
+
+const Report = z.strictObject({
+  ok: z.boolean(),
+  checks: z.array(
+    z.strictObject({
+      id: z.string(),
+      status: z.enum(['pass', 'fail', 'skip']),
+      detail: z.string(),
+      fix: z.string().optional(),
+    }),
+  ),
+});
+type Report = z.infer<typeof Report>;
+
+let model: ScriptedModelServer;
+let host: HostProcess;
+let home: TempDir;
+let fakeBin: string;
+
+beforeAll(async () => {
+  model = await startScriptedModelServer();
+  host = await startHostProcess({ model: model.baseUrl });
+  home = tempDir('tether-doctor-');
+  fakeBin = join(home.path, 'bin');
+  mkdirSync(fakeBin);
+  const port = new URL(host.url).port;
+  // tailscale serve status --json, as tailscale 1.7x prints it for `tailscale serve --bg PORT`.
+  writeFileSync(
+    join(fakeBin, 'tailscale'),
+    `#!/bin/sh\necho '{"Web":{"mac.tail1.ts.net:443":{"Handlers":{"/":{"Proxy":"http://127.0.0.1:${port}"}}}}}'\n`,
+    { mode: 0o755 },
+  );
+});
+
+afterAll(async () => {
+  await host.dispose();
+  await model.close();
+  home.remove();
+});
+
+function env(extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    PATH: `${fakeBin}:${process.env['PATH'] ?? ''}`,
+    TETHER_KEY_STORE: 'file',
+    TETHER_MODEL_BASE_URL: model.baseUrl,
+    TETHER_MODEL: 'scripted-model',
+    TETHER_MODEL_API_KEY: 'sk-test',
+    ...extra,
+  };
+}
+
+async function doctor(
+  dataDir: string,
+  extra: Record<string, string> = {},
+): Promise<{ code: number | null; report: Report }> {
+  const result = await runTether(['doctor', '--data', dataDir, '--json'], home.path, env(extra));
+  expect(result.stdout.trimEnd().split('\n')).toHaveLength(1);
+  return { code: result.code, report: Report.parse(JSON.parse(result.stdout)) };
+}
+
+function check(report: Report, id: string) {
+  const found = report.checks.find((entry) => entry.id === id);
+  if (found === undefined) throw new Error(`no check ${id} in ${JSON.stringify(report)}`);
+  return found;
+}
+
+describe('tether doctor', () => {
+  it('passes every check of a healthy host (the service aside, which this test does not install)', async () => {
+    const { report } = await doctor(host.dataDir);
+    const ids = report.checks.map((entry) => entry.id);
+    expect(ids).toEqual(
+      expect.arrayContaining(['node', 'data', 'database', 'model', 'keychain', 'https', 'lan']),
+    );
+    expect(ids).toEqual(
+      expect.arrayContaining(['mdns', 'tailscale', 'push', 'host', 'service', 'disk']),
+    );
+    const failed = report.checks.filter(
+      (entry) => entry.status === 'fail' && entry.id !== 'service',
+    );
+    expect(failed).toEqual([]);
+    for (const id of ['node', 'data', 'database', 'model', 'tailscale', 'push', 'host', 'disk']) {
+      expect(check(report, id).status, id).toBe('pass');
+    }
+    expect(check(report, 'database').detail).toContain('quick_check ok');
+    expect(check(report, 'model').detail).toContain('key accepted');
+    expect(check(report, 'tailscale').detail).toContain(`127.0.0.1:${new URL(host.url).port}`);
+    expect(check(report, 'keychain')).toMatchObject({ status: 'skip' });
+    // One cheap request to the endpoint, with the key.
+    const listed = model.requests.filter((request) => request.path.endsWith('/models'));
+    expect(listed.at(-1)?.headers['authorization']).toBe('Bearer sk-test');
+  });
+
+  it('prints one line per check, failures with their fix, and exits 1 when one fails', async () => {
+    // A port that was just free: nothing listens there.
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise((resolve) => closed.close(resolve));
+    const result = await runTether(
+      ['doctor', '--data', host.dataDir],
+      home.path,
+      env({ TETHER_MODEL_BASE_URL: `http://127.0.0.1:${port}/v1` }),
+    );
+    expect(result.code).toBe(1);
+    const lines = result.stdout.split('\n').filter((line) => /^(ok|FAIL|skip) /.test(line));
+    expect(lines.length).toBeGreaterThanOrEqual(13);
+    const modelLine = lines.find((line) => /^FAIL\s+model /.test(line));
+    expect(modelLine).toMatch(
+      new RegExp(`cannot reach http://127\\.0\\.0\\.1:${port}/v1: refused`),
+    );
+    expect(modelLine).toMatch(/→ fix: check TETHER_MODEL_BASE_URL/);
+    expect(result.stdout).toMatch(/^ok\s+node\s+Node \d+/m);
+  });
+
+  it('fails the model check when the endpoint refuses the key (401), saying which variable to set', async () => {
+    const refusing = createServer((req, res) => {
+      res.writeHead(401, { 'content-type': 'application/json' });
+      res.end(
+        JSON.stringify({
+          error: { message: 'Invalid API key', type: 'authentication_error', code: null },
+        }),
+      );
+    });
+    await new Promise<void>((resolve) => refusing.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (refusing.address() as AddressInfo).port;
+      const { code, report } = await doctor(host.dataDir, {
+        TETHER_MODEL_BASE_URL: `http://127.0.0.1:${port}/v1`,
+        TETHER_MODEL_API_KEY: 'sk-wrong',
+      });
+      expect(code).toBe(1);
+      expect(report.ok).toBe(false);
+      const modelCheck = check(report, 'model');
+      expect(modelCheck.status).toBe('fail');
+      expect(modelCheck.detail).toContain('refused the key (HTTP 401)');
+      expect(modelCheck.fix).toContain('TETHER_MODEL_API_KEY');
+    } finally {
+      await new Promise((resolve) => refusing.close(resolve));
+    }
+  });
+
+  it('fails the data check of an unwritable data directory with the chmod that fixes it', async () => {
+    using dir = tempDir('tether-doctor-ro-');
+    const dataDir = join(dir.path, 'data');
+    mkdirSync(dataDir, { mode: 0o700 });
+    chmodSync(dataDir, 0o500);
+    try {
+      const { code, report } = await doctor(dataDir);
+      expect(code).toBe(1);
+      expect(check(report, 'data')).toEqual({
+        id: 'data',
+        status: 'fail',
+        detail: `${dataDir} is not writable`,
+        fix: `chmod 700 '${dataDir}'`,
+      });
+    } finally {
+      chmodSync(dataDir, 0o700);
+    }
+  });
+
+  it('fails the https check when the certificate is missing, naming the file and the start that makes it', async () => {
+    using dir = tempDir('tether-doctor-tls-');
+    const dataDir = join(dir.path, 'data');
+    mkdirSync(join(dataDir, 'tls'), { recursive: true, mode: 0o700 });
+    const { code, report } = await doctor(dataDir);
+    expect(code).toBe(1);
+    const https = check(report, 'https');
+    expect(https.status).toBe('fail');
+    expect(https.detail).toBe(`${join(dataDir, 'tls', 'ca.pem')} is missing or unreadable`);
+    expect(https.fix).toContain(`start --https --data '${dataDir}'`);
+    expect(check(report, 'host').status).toBe('fail');
+    expect(check(report, 'host').fix).toContain(`start --data '${dataDir}'`);
+  });
+});
