@@ -7,8 +7,8 @@ import { StoreOpenError } from '../store/index.js';
 import { VERSION } from '../version.js';
 import { UsageError } from '../../common/cli/index.js';
 import { DEVICES_USAGE, devicesCommand } from './devices-command.js';
-import { DOCTOR_USAGE, doctorCommand } from './doctor-command.js';
 import type { HostCommandContext } from './host-command.js';
+import { MODEL_USAGE, modelCommand } from './model-command.js';
 import { PAIR_USAGE, pairCommand } from './pair-command.js';
 import { REVOKE_USAGE, revokeCommand } from './revoke-command.js';
 import { SERVICE_USAGE, serviceCommand } from './service-command.js';
@@ -21,7 +21,7 @@ Commands:
   pair                pair a device: show a QR code and wait for it (tether pair --help)
   devices             list the paired devices
   revoke <deviceId>   revoke a paired device
-  doctor              check this machine, the data directory and the host (tether doctor --help)
+  model <action>      set the model endpoint (model set) and keep its key (model set-key)
   service <action>    run the host as a login service: install, uninstall, status, logs
   remote <command>    use a host from this computer as a remote (tether remote help)
   version             print the version
@@ -37,7 +37,7 @@ const HOST_COMMANDS = {
   devices: { run: devicesCommand, usage: DEVICES_USAGE },
   revoke: { run: revokeCommand, usage: REVOKE_USAGE },
   service: { run: serviceCommand, usage: SERVICE_USAGE },
-  doctor: { run: doctorCommand, usage: DOCTOR_USAGE },
+  model: { run: modelCommand, usage: MODEL_USAGE },
 } as const;
 
 async function start(argv: readonly string[]): Promise<number> {
@@ -122,7 +122,7 @@ export async function main(argv: readonly string[]): Promise<number> {
       case 'devices':
       case 'revoke':
       case 'service':
-      case 'doctor':
+      case 'model':
         return await runHostCommand(command, rest);
       case 'version':
       case '--version':

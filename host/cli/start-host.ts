@@ -12,13 +12,18 @@ import type { Duplex } from 'node:stream';
 import { serve, type ServerType } from '@hono/node-server';
 import {
   ensureDataDir,
+  forgetModelKeys,
   loadHostConfig,
   modelSecrets,
   redactedConfig,
   type HostConfig,
 } from '../config/index.js';
 import { armFaultPoints } from '../faults/index.js';
-import { loadOrCreateHostIdentity, loadOrCreatePushKeys } from '../identity/index.js';
+import {
+  loadOrCreateHostIdentity,
+  loadOrCreatePushKeys,
+  withStoredModelKey,
+} from '../identity/index.js';
 import { createLogger, Redactor, type Logger, type LogRotation } from '../log/index.js';
 import {
   createDemoModel,
@@ -153,7 +158,8 @@ async function startLocked(
   print: (line: string) => void,
   options: StartHostOptions,
 ): Promise<RunningHost> {
-  const { config, faults } = start;
+  const { faults } = start;
+  const config = await withStoredModelKey(start.config, process.platform);
   const workspaces =
     config.demo && config.workspaces.length === 0
       ? [ensureDemoWorkspace(config.dataDir)]
@@ -170,7 +176,10 @@ async function startLocked(
     secrets.register(secret);
     log.registerSecret(secret);
   };
-  for (const secret of modelSecrets(config.model, process.env)) keepSecret(secret);
+  const modelKeys = modelSecrets(config.model, process.env);
+  for (const secret of modelKeys) keepSecret(secret);
+  // Read once: from here on no child (an approved command) can find it in our environment.
+  forgetModelKeys(process.env, modelKeys);
   const identity = await loadOrCreateHostIdentity({
     dataDir: config.dataDir,
     platform: process.platform,

@@ -7,8 +7,9 @@ export { ensureDataDir } from './data-dir.js';
 export { resolveDataDir } from './defaults.js';
 export { HOST_USAGE } from './flags.js';
 export { loadHostConfig } from './load-host-config.js';
-export { modelSecrets } from './model-secrets.js';
+export { forgetModelKeys, modelSecrets } from './model-secrets.js';
 export { redactedConfig } from './redact.js';
+export { writeModelSettings } from './write-model-settings.js';
 export type {
   ConfigIssue,
   HostConfig,

@@ -24,3 +24,19 @@ export function modelSecrets(
   }
   return secrets.filter((secret) => secret !== '');
 }
+
+/**
+ * Removes every variable holding one of `secrets` from `env` (the host's own
+ * `process.env` once the key is read): an approved command could otherwise read it from
+ * `/proc/<ppid>/environ` or `ps eww`. The provider variables go even when unused.
+ */
+export function forgetModelKeys(
+  env: Record<string, string | undefined>,
+  secrets: readonly string[],
+): void {
+  for (const [name, value] of Object.entries(env)) {
+    if (KEY_VARIABLES.includes(name) || (value !== undefined && secrets.includes(value))) {
+      delete env[name];
+    }
+  }
+}

@@ -1,0 +1,47 @@
+/**
+ * Reading a secret typed by a person without echoing it, or piped on stdin.
+ */
+
+/**
+ * The first line of stdin. On a terminal, `prompt` goes to stderr and the typed
+ * characters are not shown (raw mode; backspace works, Ctrl-C or Ctrl-D gives up).
+ * Resolves with null when nothing was given.
+ */
+export function readSecretInput(prompt: string, signal: AbortSignal): Promise<string | null> {
+  const stdin = process.stdin;
+  if (!stdin.isTTY) {
+    return new Promise((resolve, reject) => {
+      let text = '';
+      stdin.setEncoding('utf8');
+      stdin.on('data', (chunk: string) => (text += chunk));
+      stdin.on('end', () => resolve(text.split(/\r?\n/)[0] ?? null));
+      stdin.on('error', reject);
+    });
+  }
+  process.stderr.write(prompt);
+  stdin.setRawMode(true);
+  stdin.setEncoding('utf8');
+  return new Promise((resolve) => {
+    let typed = '';
+    const finish = (value: string | null) => {
+      stdin.setRawMode(false);
+      stdin.off('data', onData);
+      signal.removeEventListener('abort', onAbort);
+      stdin.pause();
+      process.stderr.write('\n');
+      resolve(value);
+    };
+    const onAbort = () => finish(null);
+    const onData = (chunk: string) => {
+      for (const char of chunk) {
+        if (char === '\r' || char === '\n') return finish(typed);
+        if (char === '\u0003' || char === '\u0004') return finish(null);
+        if (char === '\u007f' || char === '\b') typed = typed.slice(0, -1);
+        else typed += char;
+      }
+    };
+    signal.addEventListener('abort', onAbort);
+    stdin.on('data', onData);
+    stdin.resume();
+  });
+}

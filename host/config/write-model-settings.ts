@@ -1,0 +1,69 @@
+/**
+ * `tether model set`: the non-secret model settings written into the config file, its
+ * other keys kept, the result validated as the host would read it.
+ */
+import { readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { ConfigError } from './config-error.js';
+import { ConfigFile, parseSource } from './schema.js';
+import type { ConfigIssue } from './types.js';
+
+/** The settings `tether model set` may change; the key is never one of them. */
+export interface ModelSettingsChange {
+  baseUrl?: string;
+  model?: string;
+  provider?: string;
+}
+
+/**
+ * Merges `change` into the config file's `model` object (creating the file, mode 0600,
+ * if there is none) and writes it back atomically with its mode kept.
+ *
+ * @throws ConfigError when the file cannot be read as a config file or the result would
+ *   not be valid; nothing is written then.
+ */
+export function writeModelSettings(path: string, change: ModelSettingsChange): void {
+  const source = `config file ${path}`;
+  const issues: ConfigIssue[] = [];
+  let current: Record<string, unknown> = {};
+  let mode = 0o600;
+  let text: string | null = null;
+  try {
+    text = readFileSync(path, 'utf8');
+    mode = statSync(path).mode & 0o777;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== 'ENOENT') {
+      throw new ConfigError([{ source, field: '(file)', message: `cannot read: ${code}` }]);
+    }
+  }
+  if (text !== null) {
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      throw new ConfigError([{ source, field: '(file)', message: `not valid JSON: ${reason}` }]);
+    }
+    if (typeof json !== 'object' || json === null || Array.isArray(json)) {
+      throw new ConfigError([{ source, field: '(root)', message: 'expected a JSON object' }]);
+    }
+    current = json as Record<string, unknown>;
+  }
+  const model = current['model'];
+  const next = {
+    ...current,
+    model: { ...(typeof model === 'object' && model !== null ? model : {}), ...change },
+  };
+  if (parseSource(ConfigFile, next, source, issues) === undefined || issues.length > 0) {
+    throw new ConfigError(issues);
+  }
+  const temp = `${path}.${process.pid}.tmp`;
+  try {
+    writeFileSync(temp, `${JSON.stringify(next, null, 2)}\n`, { mode, flag: 'wx' });
+    renameSync(temp, path);
+  } catch (error) {
+    rmSync(temp, { force: true });
+    const code = (error as NodeJS.ErrnoException).code ?? String(error);
+    throw new ConfigError([{ source, field: '(file)', message: `cannot write: ${code}` }]);
+  }
+}
