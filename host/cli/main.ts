@@ -7,6 +7,7 @@ import { StoreOpenError } from '../store/index.js';
 import { VERSION } from '../version.js';
 import { UsageError } from '../../common/cli/index.js';
 import { DEVICES_USAGE, devicesCommand } from './devices-command.js';
+import { DOCTOR_USAGE, doctorCommand } from './doctor-command.js';
 import type { HostCommandContext } from './host-command.js';
 import { MODEL_USAGE, modelCommand } from './model-command.js';
 import { PAIR_USAGE, pairCommand } from './pair-command.js';
@@ -21,6 +22,7 @@ Commands:
   pair                pair a device: show a QR code and wait for it (tether pair --help)
   devices             list the paired devices
   revoke <deviceId>   revoke a paired device
+  doctor              check this machine, the data directory and the host (tether doctor --help)
   model <action>      set the model endpoint (model set) and keep its key (model set-key)
   service <action>    run the host as a login service: install, uninstall, status, logs
   remote <command>    use a host from this computer as a remote (tether remote help)
@@ -38,6 +40,7 @@ const HOST_COMMANDS = {
   revoke: { run: revokeCommand, usage: REVOKE_USAGE },
   service: { run: serviceCommand, usage: SERVICE_USAGE },
   model: { run: modelCommand, usage: MODEL_USAGE },
+  doctor: { run: doctorCommand, usage: DOCTOR_USAGE },
 } as const;
 
 async function start(argv: readonly string[]): Promise<number> {
@@ -123,6 +126,7 @@ export async function main(argv: readonly string[]): Promise<number> {
       case 'revoke':
       case 'service':
       case 'model':
+      case 'doctor':
         return await runHostCommand(command, rest);
       case 'version':
       case '--version':
