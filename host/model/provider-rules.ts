@@ -103,7 +103,13 @@ const RULES: Record<ProviderKind, ProviderRules> = {
   mistral: { ...plain, hosts: ['api.mistral.ai'], ports: [] },
   groq: { ...plain, hosts: ['api.groq.com'], ports: [] },
   xai: { ...plain, hosts: ['api.x.ai'], ports: [] },
-  moonshot: { ...plain, hosts: ['api.moonshot.ai', 'api.moonshot.cn'], ports: [] },
+  // kimi-k2-thinking keeps its reasoning_content across the steps of a tool-call turn.
+  moonshot: {
+    ...plain,
+    hosts: ['api.moonshot.ai', 'api.moonshot.cn'],
+    ports: [],
+    replayNative: reasoningOnly,
+  },
   dashscope: {
     ...plain,
     hosts: ['dashscope.aliyuncs.com', 'dashscope-intl.aliyuncs.com'],

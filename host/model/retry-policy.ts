@@ -48,7 +48,9 @@ export function retryAfterMs(
 }
 
 const retryInfoSchema = z.looseObject({
-  details: z.array(z.looseObject({ '@type': z.string().optional(), retryDelay: z.unknown() })),
+  details: z.array(
+    z.looseObject({ '@type': z.string().optional(), retryDelay: z.unknown().optional() }),
+  ),
 });
 
 /**

@@ -39,7 +39,22 @@ export interface ErrorReply {
   headers?: Record<string, string>;
 }
 
-export type ScriptedResponse = StreamTurn | ErrorReply;
+/**
+ * How a recorded answer is written to the socket: in one write, one SSE event (up to and
+ * including its blank line) per write, or one byte per write (UTF-8 characters split).
+ */
+export type WriteSplit = 'whole' | 'events' | 'bytes';
+
+/** A recorded answer replayed byte for byte: a stream (`.sse`) or an error body (`.json`). */
+export interface RawReply {
+  kind: 'raw';
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+  split?: WriteSplit;
+}
+
+export type ScriptedResponse = StreamTurn | ErrorReply | RawReply;
 
 const chatBodySchema = z.looseObject({
   model: z.string(),
@@ -104,6 +119,7 @@ export async function startScriptedModelServer(
       const message = `scripted model server: script exhausted (request #${requests.length} has no response queued)`;
       return sendReply(res, errorReply(500, message, { code: 'script_exhausted' }));
     }
+    if (next.kind === 'raw') return void sendRaw(res, next);
     if (next.kind === 'error') return sendReply(res, next);
     if (body.stream === true) return void streamTurn(res, next, body.model);
     sendJson(res, 200, completionOf(next, body.model));
@@ -152,6 +168,27 @@ function sendJson(res: ServerResponse, status: number, value: unknown): void {
 function sendReply(res: ServerResponse, reply: ErrorReply): void {
   res.writeHead(reply.status, { 'content-type': 'application/json', ...reply.headers });
   res.end(JSON.stringify({ error: reply.error }));
+}
+
+/** The pieces `body` is written in under `split`. */
+export function writesOf(body: string, split: WriteSplit): Buffer[] {
+  const bytes = Buffer.from(body, 'utf8');
+  if (split === 'whole') return [bytes];
+  if (split === 'bytes') return [...bytes].map((byte) => Buffer.from([byte]));
+  // Each event with the blank line that ends it (LF or CRLF), as a server flushes it.
+  return (body.match(/[\s\S]*?(?:\r?\n\r?\n|$)/g) ?? [])
+    .filter((event) => event !== '')
+    .map((event) => Buffer.from(event, 'utf8'));
+}
+
+async function sendRaw(res: ServerResponse, reply: RawReply): Promise<void> {
+  res.writeHead(reply.status, reply.headers);
+  res.flushHeaders();
+  for (const piece of writesOf(reply.body, reply.split ?? 'whole')) {
+    if (res.destroyed) return;
+    await new Promise<void>((resolve) => res.write(piece, () => resolve()));
+  }
+  res.end();
 }
 
 /** The SSE frames of `turn`, exactly as they go on the wire. */
