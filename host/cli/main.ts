@@ -10,6 +10,7 @@ import { DEVICES_USAGE, devicesCommand } from './devices-command.js';
 import { DOCTOR_USAGE, doctorCommand } from './doctor-command.js';
 import type { HostCommandContext } from './host-command.js';
 import { MODEL_USAGE, modelCommand } from './model-command.js';
+import { MODELS_USAGE, modelsCommand } from './models-command.js';
 import { PAIR_USAGE, pairCommand } from './pair-command.js';
 import { REVOKE_USAGE, revokeCommand } from './revoke-command.js';
 import { SERVICE_USAGE, serviceCommand } from './service-command.js';
@@ -24,6 +25,7 @@ Commands:
   revoke <deviceId>   revoke a paired device
   doctor              check this machine, the data directory and the host (tether doctor --help)
   model <action>      set the model endpoint (model set) and keep its key (model set-key)
+  models              list the models the model endpoint offers (its GET /models)
   service <action>    run the host as a login service: install, uninstall, status, logs
   remote <command>    use a host from this computer as a remote (tether remote help)
   version             print the version
@@ -40,6 +42,7 @@ const HOST_COMMANDS = {
   revoke: { run: revokeCommand, usage: REVOKE_USAGE },
   service: { run: serviceCommand, usage: SERVICE_USAGE },
   model: { run: modelCommand, usage: MODEL_USAGE },
+  models: { run: modelsCommand, usage: MODELS_USAGE },
   doctor: { run: doctorCommand, usage: DOCTOR_USAGE },
 } as const;
 
@@ -126,6 +129,7 @@ export async function main(argv: readonly string[]): Promise<number> {
       case 'revoke':
       case 'service':
       case 'model':
+      case 'models':
       case 'doctor':
         return await runHostCommand(command, rest);
       case 'version':

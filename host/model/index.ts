@@ -12,4 +12,5 @@ export type {
   ProviderKind,
 } from './types.js';
 export { createModelAdapter } from './model-adapter.js';
+export { listModels } from './model-list.js';
 export { createDemoModel, DEMO_MODEL_LABEL, DEMO_MODEL_NAME } from './demo-model.js';
