@@ -3,6 +3,7 @@
  * (DNS), nothing listened (refused), nothing answered in time (timeout), or the TLS
  * certificate was not trusted (TLS); each with what to try.
  */
+import { tetherCommand } from './command-name.js';
 
 /** The kinds of "cannot reach" a command tells apart. */
 type NetworkFailureKind = 'DNS' | 'refused' | 'timeout' | 'TLS' | 'network';
@@ -68,7 +69,7 @@ export function describeNetworkFailure(
     case 'DNS':
       return `cannot reach ${target}: DNS: the name ${host} does not resolve${code}; check the name${host.endsWith('.local') ? ' (a .local name resolves only on the same network, through mDNS)' : ''}${other}`;
     case 'refused':
-      return `cannot reach ${target}: refused: nothing answers at that address and port${code}; check that the host is running (\`tether start\`) and the port${other}`;
+      return `cannot reach ${target}: refused: nothing answers at that address and port${code}; check that the host is running (\`${tetherCommand()} start\`) and the port${other}`;
     case 'timeout':
       return `cannot reach ${target}: timeout: no answer in time${code}; check that this device is on the host's network and no firewall blocks the port${other}`;
     case 'TLS':

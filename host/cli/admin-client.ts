@@ -8,6 +8,7 @@ import { request as httpsRequest } from 'node:https';
 import { z } from 'zod';
 import { Device, isErrorCode, parseJson, parseWith, TetherError } from '../../protocol/index.js';
 import { type AdminFile, readAdminFile } from '../server/index.js';
+import { describeNetworkFailure, tetherCommand } from '../../common/cli/index.js';
 
 const CreatedOffer = z.looseObject({
   link: z.string(),
@@ -38,7 +39,7 @@ const ErrorBody = z.looseObject({
 function hostNotRunning(dataDir: string, why: string): TetherError {
   return new TetherError(
     'unavailable',
-    `no Tether host is running for data dir ${dataDir} (${why}): start one with \`tether start\``,
+    `no Tether host is running for data dir ${dataDir} (${why}): start one with \`${tetherCommand()} start\``,
   );
 }
 
@@ -175,13 +176,9 @@ export class AdminClient {
       if (code === 'ECONNREFUSED') {
         throw hostNotRunning(this.dataDir, `nothing answers at ${this.file.url}`);
       }
-      throw new TetherError(
-        'unavailable',
-        `cannot reach the host at ${this.file.url}: ${code ?? String(error)}`,
-        {
-          cause: error,
-        },
-      );
+      throw new TetherError('unavailable', describeNetworkFailure(this.file.url, error), {
+        cause: error,
+      });
     }
     const value = parseJson(response.text, `answer of the host's admin API`);
     if (response.status >= 200 && response.status < 300) return value;

@@ -4,7 +4,7 @@
  * (docs/protocol.md §9): harnesses wait for it.
  */
 import { randomBytes } from 'node:crypto';
-import { homedir } from 'node:os';
+import { homedir, networkInterfaces } from 'node:os';
 import type { IncomingMessage } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
@@ -33,6 +33,7 @@ import {
   type ProviderKind,
 } from '../model/index.js';
 import { allowRuleWarnings, decidePolicy } from '../policy/index.js';
+import { keepAwake, watchForWake } from '../power/index.js';
 import { PushDispatcher } from '../push/index.js';
 import { Runtime, type RuntimeModel } from '../runtime/index.js';
 import {
@@ -60,7 +61,9 @@ import {
 } from '../server/index.js';
 import { lockDataDir, Store } from '../store/index.js';
 import { loadOrCreateLocalTls, localHostName, serverNames, type LocalTls } from '../tls/index.js';
+import { tetherCommand } from '../../common/cli/index.js';
 import { ensureDemoWorkspace } from './demo-workspace.js';
+import { takeLogFormat, terminalLogSink } from './terminal-log.js';
 import { VERSION } from '../version.js';
 
 export interface RunningHost {
@@ -130,8 +133,9 @@ export async function startHost(
   options: StartHostOptions = {},
 ): Promise<RunningHost> {
   const faults = armFaultPoints(process.env);
+  const logFormat = takeLogFormat(argv);
   const config = loadHostConfig({
-    argv,
+    argv: logFormat.argv,
     env: process.env,
     cwd: process.cwd(),
     platform: process.platform,
@@ -140,7 +144,11 @@ export async function startHost(
   const { created } = ensureDataDir(config.dataDir);
   const lock = lockDataDir(config.dataDir);
   try {
-    const host = await startLocked({ config, faults, dataDirCreated: created }, print, options);
+    const host = await startLocked(
+      { config, faults, dataDirCreated: created, logFormat: logFormat.format },
+      print,
+      options,
+    );
     return { ...host, stop: () => host.stop().finally(() => lock.release()) };
   } catch (error) {
     lock.release();
@@ -154,6 +162,7 @@ async function startLocked(
     config: HostConfig;
     faults: ReturnType<typeof armFaultPoints>;
     dataDirCreated: boolean;
+    logFormat: Parameters<typeof terminalLogSink>[0];
   },
   print: (line: string) => void,
   options: StartHostOptions,
@@ -167,6 +176,7 @@ async function startLocked(
   const log: Logger = createLogger({
     level: config.logLevel,
     dataDir: config.dataDir,
+    sink: terminalLogSink(start.logFormat),
     ...(options.logRotation === undefined ? {} : { rotation: options.logRotation }),
   });
   // One set of secrets for everything the host writes or sends: log lines (the logger keeps
@@ -345,15 +355,32 @@ async function startLocked(
     if (state.ok) log.info('commits work again: runs resume');
     else log.error('the store cannot commit: commands are refused until it can', { ...state });
   });
+  const powerLog = log.child({ component: 'power' });
+  const power = keepAwake({
+    runtime,
+    policy: config.keepAwake,
+    platform: process.platform,
+    log: powerLog,
+  });
+  // Remotes learn of a wake by reconnecting; the log says how long the machine slept.
+  const stopWakeWatch = watchForWake((asleepMs) => {
+    powerLog.warn('the machine slept: a timer fired late', { asleepMs });
+    power.check();
+  });
   port = address.port;
-  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const scheme = tls === null ? 'http' : 'https';
-  const url = `${scheme}://${host}:${address.port}`;
-  // Local commands reach the admin API on loopback, whatever address the host binds.
   const wildcard = config.bind === '0.0.0.0' || config.bind === '::';
-  const adminUrl = wildcard ? `${scheme}://127.0.0.1:${address.port}` : url;
+  // Bound to every address, the host is reached on loopback here and on the LAN addresses
+  // (printed after the listening line): never name 0.0.0.0, which no browser opens.
+  const host = wildcard
+    ? '127.0.0.1'
+    : address.family === 'IPv6'
+      ? `[${address.address}]`
+      : address.address;
+  // Local commands reach the admin API on this same URL.
+  const url = `${scheme}://${host}:${address.port}`;
   writeAdminFile(config.dataDir, {
-    url: adminUrl,
+    url,
     token: adminToken,
     pid: process.pid,
     instance: runtime.instance,
@@ -389,10 +416,26 @@ async function startLocked(
   }
   print(`admin page: ${scheme}://127.0.0.1:${port}/admin#token=${adminToken}`);
   print(
-    `pair a device: open the admin page, or run \`npx tether pair --data '${config.dataDir}'\``,
+    `pair a device: open the admin page, or run \`${tetherCommand()} pair --data '${config.dataDir}'\``,
   );
+  // No other line may contain "listening on": harnesses take the first match as the URL.
+  const loopbackOnly = /^(127\.|::1$|localhost$)/.test(config.bind);
+  if (loopbackOnly) {
+    print(
+      `warning: bound to ${config.bind} only, so pairing links open on this computer alone, not on a phone: start with --bind 0.0.0.0 for the LAN, or use tailscale serve (docs/https.md)`,
+    );
+  }
   print(`listening on ${url}`);
-  log.info('listening', { url });
+  if (wildcard) {
+    const lan = Object.values(networkInterfaces())
+      .flatMap((entries) => entries ?? [])
+      .filter((entry) => !entry.internal && entry.family === 'IPv4')
+      .map((entry) => `${scheme}://${entry.address}:${address.port}`);
+    print(
+      `on your network: ${[defaultOrigin(config.bind, port, tls !== null), ...lan].join(', ')}`,
+    );
+  }
+  log.info('listening', { url, bind: config.bind });
 
   let stopping: Promise<void> | null = null;
   return {
@@ -404,6 +447,8 @@ async function startLocked(
       stopping ??= (async () => {
         log.info('stopping');
         await runtime.stop(10_000);
+        stopWakeWatch();
+        power.stop();
         channel.close();
         stopGuard();
         removeAdminFile(config.dataDir);

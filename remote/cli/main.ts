@@ -5,10 +5,10 @@
 import { homedir } from 'node:os';
 import { TetherError } from '../../protocol/index.js';
 import { visibleText } from '../client/index.js';
-import { nodeWebSocketFactory } from '../client/node/index.js';
 import { approvalCommand, approvalUsage } from './approval-command.js';
 import { CANCEL_USAGE, cancelCommand } from './cancel-command.js';
-import { UsageError } from '../../common/cli/index.js';
+import { tetherCommand, UsageError } from '../../common/cli/index.js';
+import { ConnectionFailures } from './connection-failures.js';
 import { HOSTS_USAGE, hostsCommand } from './hosts-command.js';
 import { PAIR_USAGE, pairCommand } from './pair-command.js';
 import type { RemoteContext } from './remote-context.js';
@@ -80,7 +80,13 @@ export async function runRemoteCli(args: readonly string[], ctx: RemoteContext):
     }
     const failure = TetherError.from(error);
     const cause = failure.code === 'internal' && error instanceof Error ? `: ${error.message}` : '';
-    const message = visibleText(`${failure.message}${cause}`);
+    // The host never says which check failed; the cure is the same for each.
+    const next =
+      failure.code === 'pair_failed'
+        ? `: the link expired, was used already or is void; run \`${tetherCommand()} pair\` on the host for a new link`
+        : '';
+    const network = failure.code === 'unavailable' ? ctx.connectionFailure?.() : undefined;
+    const message = visibleText(network ?? `${failure.message}${cause}${next}`);
     ctx.err(`tether remote ${name}: ${message} [${failure.code}]\n`);
     return 1;
   }
@@ -91,6 +97,7 @@ export async function main(args: string[]): Promise<number> {
   const interrupt = new AbortController();
   const onInterrupt = () => interrupt.abort(new TetherError('unavailable', 'interrupted'));
   process.once('SIGINT', onInterrupt);
+  const failures = new ConnectionFailures();
   try {
     return await runRemoteCli(args, {
       out: (text) => process.stdout.write(text),
@@ -100,7 +107,8 @@ export async function main(args: string[]): Promise<number> {
       env: process.env,
       cwd: process.cwd(),
       homedir: homedir(),
-      socketFactory: nodeWebSocketFactory(),
+      socketFactory: failures.socketFactory,
+      connectionFailure: () => failures.describe(),
     });
   } finally {
     process.off('SIGINT', onInterrupt);

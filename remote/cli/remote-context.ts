@@ -23,6 +23,8 @@ export interface RemoteContext {
   cwd: string;
   homedir: string;
   socketFactory: WebSocketFactory;
+  /** How the last socket failed (DNS, refused, timeout, TLS) and what to try, if one did. */
+  connectionFailure?: () => string | undefined;
 }
 
 /** The flags every remote command takes. */

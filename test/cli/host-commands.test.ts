@@ -14,6 +14,7 @@ import { startHostProcess, type HostProcess } from '../support/host-process.js';
 import { tempDir, type TempDir } from '../support/temp-dir.js';
 import { runTether, startTether } from './run-cli.js';
 
+const tetherBin = new URL('../../bin/tether.js', import.meta.url).pathname;
 let host: HostProcess;
 let homeDir: TempDir;
 let home: string;
@@ -148,7 +149,8 @@ describe('with no host running', () => {
     for (const result of results) {
       expect(result.code).toBe(1);
       expect(result.stderr).toContain(noHost(dir));
-      expect(result.stderr).toContain('start one with `tether start`');
+      // `tether` is not on this PATH: the hint names the command by its full path.
+      expect(result.stderr).toContain(`start one with \`node '${tetherBin}' start\``);
       expect(result.stdout).toBe('');
     }
   });

@@ -1,0 +1,157 @@
+/**
+ * Issue 14's rough edges, each by the message a new user sees: a `.local` link that does
+ * not resolve, a refused connection, a used pairing link, hints that name `tether` as it
+ * is installed (`npm link`), and the start banner (usable URLs, the loopback warning,
+ * human lines on the terminal and JSON only with `--log-format json`).
+ */
+import { mkdirSync, symlinkSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startHostProcess, type HostProcess } from '../support/host-process.js';
+import { tempDir, type TempDir } from '../support/temp-dir.js';
+import { runTether, startTether } from './run-cli.js';
+
+const tetherBin = new URL('../../bin/tether.js', import.meta.url).pathname;
+let host: HostProcess;
+let home: TempDir;
+
+beforeAll(async () => {
+  host = await startHostProcess();
+  home = tempDir('tether-issue14-', { realpath: false });
+});
+
+afterAll(async () => {
+  await host.dispose();
+  home.remove();
+});
+
+/** A port nothing listens on (it was free a moment ago). */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  await new Promise((resolve) => server.close(resolve));
+  if (address === null || typeof address === 'string') throw new Error('no port');
+  return address.port;
+}
+
+describe('a link the remote cannot reach', () => {
+  it('names the .local host that did not resolve, says DNS, and suggests --origin', async () => {
+    const link = await host.pairLink('http://tether-issue14-nowhere.local:8787');
+    const result = await runTether(
+      ['remote', 'pair', link, '--state', join(home.path, 'dns.json')],
+      home.path,
+    );
+    expect(result.code).toBe(1);
+    expect(result.stderr).not.toContain('1006');
+    expect(result.stderr).toContain(
+      'cannot reach http://tether-issue14-nowhere.local:8787: DNS: the name tether-issue14-nowhere.local does not resolve',
+    );
+    expect(result.stderr).toContain(`pair --origin http://<the host's LAN address>:8787`);
+  });
+
+  it('says the connection was refused, and to check the host runs', async () => {
+    const port = await closedPort();
+    const link = await host.pairLink(`http://127.0.0.1:${port}`);
+    const result = await runTether(
+      ['remote', 'pair', link, '--state', join(home.path, 'refused.json')],
+      home.path,
+    );
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(
+      `cannot reach http://127.0.0.1:${port}: refused: nothing answers at that address and port (ECONNREFUSED)`,
+    );
+    expect(result.stderr).toContain('check that the host is running');
+  });
+});
+
+describe('a pairing link that no longer works', () => {
+  it('says to run tether pair for a new link when the link was used already', async () => {
+    const link = await host.pairLink();
+    const first = await runTether(
+      ['remote', 'pair', link, '--state', join(home.path, 'first.json')],
+      home.path,
+    );
+    expect(first.code).toBe(0);
+    const again = await runTether(
+      ['remote', 'pair', link, '--state', join(home.path, 'second.json')],
+      home.path,
+    );
+    expect(again.code).toBe(1);
+    expect(again.stderr).toBe(
+      `tether remote pair: pairing failed: the link expired, was used already or is void; run \`node '${tetherBin}' pair\` on the host for a new link [pair_failed]\n`,
+    );
+  });
+});
+
+describe('hints as installed', () => {
+  it('say `tether …` when `tether` on PATH is this installation (npm link), the full path otherwise', async () => {
+    const bin = join(home.path, 'linked-bin');
+    mkdirSync(bin);
+    symlinkSync(tetherBin, join(bin, 'tether'));
+    const data = join(home.path, 'no-host');
+    const linked = await runTether(['devices', '--data', data], home.path, {
+      PATH: `${bin}:${process.env['PATH'] ?? ''}`,
+    });
+    expect(linked.stderr).toContain('start one with `tether start`');
+    const plain = await runTether(['devices', '--data', data], home.path);
+    expect(plain.stderr).toContain(`start one with \`node '${tetherBin}' start\``);
+  });
+});
+
+describe('the start banner', () => {
+  it('bound to 0.0.0.0: a usable listening URL, the .local name and LAN addresses, never 0.0.0.0, no JSON', async () => {
+    await using dir = tempDir('tether-banner-');
+    const run = startTether(
+      [
+        'start',
+        '--data',
+        join(dir.path, 'data'),
+        '--port',
+        '0',
+        '--bind',
+        '0.0.0.0',
+        '--workspace',
+        dir.path,
+      ],
+      home.path,
+      { TETHER_KEY_STORE: 'file' },
+    );
+    const [, port] = await run.waitFor(/^listening on http:\/\/127\.0\.0\.1:(\d+)$/m);
+    const [network] = await run.waitFor(/^on your network: .*$/m);
+    expect(network).toMatch(new RegExp(`^on your network: http://[^ ,]+\\.local:${port}`));
+    expect(run.stdout()).not.toContain('0.0.0.0');
+    expect(run.stdout()).not.toMatch(/warning: bound to/);
+    run.signal('SIGTERM');
+    const result = await run.exit;
+    expect(result.code).toBe(0);
+    expect(result.stdout + result.stderr).not.toContain('{"at":');
+  });
+
+  it('bound to loopback: warns that a phone cannot open the link; --log-format json shows the JSON log', async () => {
+    await using dir = tempDir('tether-banner-');
+    const run = startTether(
+      [
+        'start',
+        '--data',
+        join(dir.path, 'data'),
+        '--port',
+        '0',
+        '--workspace',
+        dir.path,
+        '--log-format',
+        'json',
+      ],
+      home.path,
+      { TETHER_KEY_STORE: 'file' },
+    );
+    await run.waitFor(/^listening on http:\/\/127\.0\.0\.1:\d+$/m);
+    expect(run.stdout()).toMatch(
+      /^warning: bound to 127\.0\.0\.1 only, so pairing links open on this computer alone, not on a phone: start with --bind 0\.0\.0\.0/m,
+    );
+    run.signal('SIGTERM');
+    const result = await run.exit;
+    expect(result.stderr).toContain('"msg":"listening"');
+  });
+});
