@@ -83,7 +83,10 @@ async function loadDevices() {
     return tr;
   });
   $('devices').replaceChildren(...rows);
-  $('status').textContent = devices.length + ' paired device' + (devices.length === 1 ? '' : 's');
+  const paired = devices.filter((device) => !device.revoked).length;
+  const revoked = devices.length - paired;
+  $('status').textContent =
+    paired + ' paired device' + (paired === 1 ? '' : 's') + (revoked === 0 ? '' : ' (' + revoked + ' revoked)');
 }
 
 async function pollOffer(offerId) {
