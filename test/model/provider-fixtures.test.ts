@@ -9,7 +9,7 @@ import { z } from 'zod';
 import { createModelAdapter } from '../../host/model/index.js';
 import type { ModelCompletion, ModelRequest, ProviderKind } from '../../host/model/index.js';
 import type { ModelStreamEvent } from '../../host/model/testing.js';
-import { startScriptedModelServer, textTurn } from '../support/scripted-model-server.js';
+import { startScriptedModelServer, textTurn, writesOf } from '../support/scripted-model-server.js';
 import type {
   RawReply,
   ScriptedModelServer,
@@ -100,6 +100,20 @@ async function replayed(
   if (message === undefined) expect.fail('no assistant message was sent');
   return message;
 }
+
+describe('the write splits', () => {
+  it('writes a fixture whole, event by event (LF or CRLF) and byte by byte', () => {
+    const { body } = fixture('llamacpp-error-field.sse', 'whole');
+
+    const events = writesOf(body, 'events').map((piece) => piece.toString('utf8'));
+    expect(events.join('')).toBe(body);
+    expect(events).toHaveLength(4);
+    expect(events.slice(1).every((event) => event.endsWith('\r\n\r\n'))).toBe(true);
+    expect(writesOf(body, 'whole')).toHaveLength(1);
+    const mistral = fixture('mistral-magistral-thinking.sse', 'whole').body;
+    expect(writesOf(mistral, 'bytes')).toHaveLength(Buffer.byteLength(mistral));
+  });
+});
 
 describe.each(SPLITS)('provider fixtures written %s', (split) => {
   it('item 1: Mistral thinking parts are reasoning, text parts are text', async () => {
