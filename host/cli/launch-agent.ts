@@ -25,7 +25,7 @@ const string = (text: string) => `<string>${escapeXml(text)}</string>`;
  * it after a crash but not after a clean stop (SIGTERM exits 0), `ThrottleInterval`
  * spaces restarts, and its output goes to the data directory.
  */
-export function launchAgentPlist(spec: ServiceSpec): string {
+function launchAgentPlist(spec: ServiceSpec): string {
   const env = Object.entries(spec.environment)
     .map(([key, value]) => `\t\t<key>${escapeXml(key)}</key>\n\t\t${string(value)}`)
     .join('\n');

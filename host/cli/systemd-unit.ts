@@ -15,7 +15,7 @@ function quote(word: string): string {
 }
 
 /** The unit: restarted after a failure (not after a clean stop), started at login. */
-export function systemdUnit(spec: ServiceSpec): string {
+function systemdUnit(spec: ServiceSpec): string {
   const env = Object.entries(spec.environment)
     .map(([key, value]) => quote(`${key}=${value}`))
     .join(' ');

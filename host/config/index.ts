@@ -13,6 +13,7 @@ export { writeModelSettings } from './write-model-settings.js';
 export type {
   ConfigIssue,
   HostConfig,
+  KeepAwake,
   KeyStore,
   PushBody,
   PushSettings,

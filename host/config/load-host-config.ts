@@ -115,6 +115,7 @@ export function loadHostConfig(options: LoadHostConfigOptions): HostConfig {
       ...(fromFile.push?.body === undefined ? {} : { body: fromFile.push.body }),
       ...fromFile.push?.retry,
     },
+    keepAwake: fromFile.power?.keepAwake ?? 'runs',
     warnings,
   };
 }

@@ -124,6 +124,19 @@ export const ConfigFile = z.strictObject(
       .optional() satisfies z.ZodType<Partial<RunLimits> | undefined>,
     /** Allow / ask / deny rules for tool calls (docs/policy.md); defaults fill the rest. */
     policy: PolicyConfig.optional(),
+    /** Sleep while runs work (docs/operations.md, "Awake while it works"). */
+    power: z
+      .strictObject(
+        {
+          keepAwake: z
+            .union([z.enum(['runs', 'never']), z.number().positive().max(8760)], {
+              error: 'expected "runs", "never" or a number of hours (up to 8760)',
+            })
+            .optional(),
+        },
+        { error: 'expected an object' },
+      )
+      .optional(),
     /** Web Push (docs/push.md). */
     push: z
       .strictObject(

@@ -59,6 +59,13 @@ export interface PushSettings {
 }
 
 /**
+ * When the host keeps the machine from sleeping: `runs` while any run is active or waits
+ * for approval, `never`, or a number of hours: as `runs`, but a run that has waited for
+ * approval longer than that no longer keeps it awake.
+ */
+export type KeepAwake = 'runs' | 'never' | number;
+
+/**
  * Where a new host key is made: the macOS Keychain or `<dataDir>/host-key.json` (0600).
  * Changing it after the first start makes a new host identity, so paired devices must
  * pair again.
@@ -90,6 +97,8 @@ export interface HostConfig {
   logLevel: LogLevel;
   keyStore: KeyStore;
   push: PushSettings;
+  /** `power.keepAwake` (default `runs`). */
+  keepAwake: KeepAwake;
   /** Things worth a log line at start (settings that were ignored, and why). */
   warnings: string[];
 }

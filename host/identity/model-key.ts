@@ -32,7 +32,7 @@ export interface StoredModelKey {
  *
  * @throws TetherError (`internal`) when the Keychain cannot be read or the file is unsafe.
  */
-export async function loadModelKey(
+async function loadModelKey(
   options: LoadHostIdentityOptions,
 ): Promise<StoredModelKey | null> {
   const keychain = keychainFor(options);
