@@ -115,6 +115,41 @@ describe('the write splits', () => {
   });
 });
 
+describe('detection and masking', () => {
+  it.each([
+    ['https://api.deepseek.com', 'deepseek'],
+    ['https://my-res.openai.azure.com/openai/deployments/gpt-4o', 'azure'],
+    ['https://generativelanguage.googleapis.com/v1beta/openai/', 'gemini'],
+    ['https://api.mistral.ai/v1', 'mistral'],
+    ['https://api.groq.com/openai/v1', 'groq'],
+    ['https://api.x.ai/v1', 'xai'],
+    ['https://api.moonshot.ai/v1', 'moonshot'],
+    ['https://dashscope-intl.aliyuncs.com/compatible-mode/v1', 'dashscope'],
+    ['https://openrouter.ai/api/v1', 'openrouter'],
+    ['http://localhost:11434/v1', 'ollama'],
+    ['http://127.0.0.1:8080/v1', 'llamacpp'],
+    ['http://gpu-box:8000/v1', 'vllm'],
+    ['http://gpu-box:30000/v1', 'sglang'],
+    ['http://localhost:1234/v1', 'lmstudio'],
+    ['https://proxy.example/openai/v1', 'generic'],
+  ] as const)('detects %s as %s', (baseUrl, provider) => {
+    expect(createModelAdapter({ baseUrl }).provider).toBe(provider);
+  });
+
+  it('masks the API key in a quoted bad_response chunk and in an error: SSE field', async () => {
+    const quoting = fixture('malformed-chunk.sse', 'events');
+    quoting.body = quoting.body.replace('" there"', `"${API_KEY}"`);
+    const field = fixture('llamacpp-error-field.sse', 'events');
+    field.body = field.body.replace('the request exceeds', `key ${API_KEY}: the request exceeds`);
+    server.push(quoting, field);
+
+    const failures = [failureOf(await run('generic')), failureOf(await run('llamacpp'))];
+
+    expect(failures.map((failure) => failure.class)).toEqual(['bad_response', 'context_too_long']);
+    for (const failure of failures) expect(failure.message).not.toContain(API_KEY.slice(0, 12));
+  });
+});
+
 describe.each(SPLITS)('provider fixtures written %s', (split) => {
   it('item 1: Mistral thinking parts are reasoning, text parts are text', async () => {
     server.push(fixture('mistral-magistral-thinking.sse', split));
