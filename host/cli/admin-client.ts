@@ -5,6 +5,7 @@
  */
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
+import { basename, dirname, join } from 'node:path';
 import { z } from 'zod';
 import { Device, isErrorCode, parseJson, parseWith, TetherError } from '../../protocol/index.js';
 import { type AdminFile, readAdminFile } from '../server/index.js';
@@ -35,11 +36,25 @@ const ErrorBody = z.looseObject({
   error: z.looseObject({ code: z.string(), message: z.string() }),
 });
 
-/** The error every command reports when there is no host to ask. */
+/**
+ * The error every command reports when there is no host to ask; when a host runs on the
+ * demo's data directory beside it (`<data>/demo`, or `<data>` from the demo's), it names it.
+ */
 function hostNotRunning(dataDir: string, why: string): TetherError {
+  const near = [join(dataDir, 'demo'), ...(basename(dataDir) === 'demo' ? [dirname(dataDir)] : [])];
+  const running = near.find((dir) => {
+    try {
+      const file = readAdminFile(dir);
+      return file !== undefined && isAlive(file.pid);
+    } catch {
+      return false;
+    }
+  });
+  const elsewhere =
+    running === undefined ? '' : `; a host is running for ${running}: pass --data '${running}'`;
   return new TetherError(
     'unavailable',
-    `no Tether host is running for data dir ${dataDir} (${why}): start one with \`${tetherCommand()} start\``,
+    `no Tether host is running for data dir ${dataDir} (${why})${elsewhere}, or start one with \`${tetherCommand()} start\``,
   );
 }
 

@@ -7,20 +7,23 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { renderUnicodeCompact } from 'uqr';
 import { AdminClient, type OfferStatus } from './admin-client.js';
-import { formatSas, parseCommandArgs } from '../../common/cli/index.js';
+import { formatSas, parseCommandArgs, tetherCommand, UsageError } from '../../common/cli/index.js';
 import type { HostCommandContext } from './host-command.js';
 
 /** How often the offer's state is asked for while waiting. */
 const PAIR_POLL_MS = 500;
 
 /** The usage text of `pair`, for `--help` and command-line errors. */
-export const PAIR_USAGE = `Usage: tether pair [--data DIR] [--json] [--origin URL]
+export const PAIR_USAGE = `Usage: tether pair [--data DIR] [--json [--wait]] [--origin URL]
 
 Shows a QR code and a link for a new device, and waits until it pairs.
 
 Options:
   --data DIR     data directory of the running host (as for tether start)
   --json         print {"link","offerId","expiresAt"} as one line of JSON and exit
+  --wait         with --json: then wait, and print {"state","sas","device"} as a second
+                 line once a device paired (sas: the six digits the host shows) or the
+                 offer expired or became void
   --origin URL   the origin the device should use, e.g. https://mac.tailnet.ts.net
                  (default: the host's own address)
 `;
@@ -28,6 +31,7 @@ Options:
 const FLAGS = {
   data: { type: 'string' },
   json: { type: 'boolean' },
+  wait: { type: 'boolean' },
   origin: { type: 'string' },
 } as const;
 
@@ -62,8 +66,13 @@ export async function pairCommand(
   if (values.json === true) {
     const { link, offerId, expiresAt } = offer;
     ctx.out(JSON.stringify({ link, offerId, expiresAt }) + '\n');
-    return 0;
+    if (values.wait !== true) return 0;
+    const { state, sas, device } = await waitForOutcome(admin, offerId, ctx.signal);
+    ctx.out(JSON.stringify({ state, sas, device }) + '\n');
+    return state === 'paired' ? 0 : 1;
   }
+  if (values.wait === true) throw new UsageError('--wait goes with --json');
+  ctx.out(`The host running on ${dataDir} offers this link.\n`);
   const seconds = Math.round((offer.expiresAt - Date.now()) / 1000);
   ctx.out(`${renderUnicodeCompact(offer.link, { border: 2 })}\n\n`);
   ctx.out(`Scan the code with the device, or open this link on it:\n  ${offer.link}\n\n`);
@@ -79,16 +88,20 @@ export async function pairCommand(
       ctx.out(`\nPaired with ${who}.\n`);
       if (status.sas !== undefined) {
         ctx.out(`Check that the device shows the same code: ${formatSas(status.sas)}\n`);
-        ctx.out(`If it does not, revoke it: tether revoke ${device?.deviceId ?? '<deviceId>'}\n`);
+        ctx.out(
+          `If it does not, revoke it: ${tetherCommand()} revoke ${device?.deviceId ?? '<deviceId>'}\n`,
+        );
       }
       return 0;
     }
     case 'expired':
-      ctx.err('tether: the offer expired before a device paired: run `tether pair` again\n');
+      ctx.err(
+        `tether: the offer expired before a device paired: run \`${tetherCommand()} pair\` again\n`,
+      );
       return 1;
     case 'void':
       ctx.err(
-        'tether: the offer is void after repeated failed attempts (a wrong or tampered link?): run `tether pair` again\n',
+        `tether: the offer is void after repeated failed attempts (a wrong or tampered link?): run \`${tetherCommand()} pair\` again\n`,
       );
       return 1;
   }

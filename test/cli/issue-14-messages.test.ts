@@ -8,6 +8,7 @@ import { mkdirSync, symlinkSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { startHostProcess, type HostProcess } from '../support/host-process.js';
 import { tempDir, type TempDir } from '../support/temp-dir.js';
 import { runTether, startTether } from './run-cli.js';
@@ -82,6 +83,54 @@ describe('a pairing link that no longer works', () => {
     expect(again.stderr).toBe(
       `tether remote pair: pairing failed: the link expired, was used already or is void; run \`node '${tetherBin}' pair\` on the host for a new link [pair_failed]\n`,
     );
+  });
+});
+
+describe('tether pair and the data directory', () => {
+  it('says which data directory the host it asks runs on', async () => {
+    const pairing = startTether(['pair', '--data', host.dataDir], home.path);
+    await pairing.waitFor(/Waiting for a device/);
+    expect(pairing.stdout()).toContain(`The host running on ${host.dataDir} offers this link.`);
+    pairing.signal('SIGINT');
+    await pairing.exit;
+  });
+
+  it('names the demo data directory beside the one asked when only the demo host runs', async () => {
+    await using dir = tempDir('tether-demo-dir-');
+    const demo = await startHostProcess({ dataDir: join(dir.path, 'demo') });
+    try {
+      const result = await runTether(['pair', '--data', dir.path], home.path);
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain(
+        `no Tether host is running for data dir ${dir.path} (no admin.json); a host is running for ${demo.dataDir}: pass --data '${demo.dataDir}'`,
+      );
+    } finally {
+      await demo.dispose();
+    }
+  });
+
+  it('--json --wait prints the offer, then the SAS the host shows once a device paired', async () => {
+    const pairing = startTether(['pair', '--data', host.dataDir, '--json', '--wait'], home.path);
+    const [line] = await pairing.waitFor(/^\{.*\}$/m);
+    const offer = z.looseObject({ link: z.string() }).parse(JSON.parse(line));
+    const paired = await runTether(
+      ['remote', 'pair', offer.link, '--state', join(home.path, 'waited.json')],
+      home.path,
+    );
+    expect(paired.code).toBe(0);
+    const result = await pairing.exit;
+    expect(result.code).toBe(0);
+    const lines = result.stdout.trimEnd().split('\n');
+    expect(lines).toHaveLength(2);
+    const outcome = z
+      .strictObject({
+        state: z.literal('paired'),
+        sas: z.string().regex(/^\d{6}$/),
+        device: z.looseObject({ name: z.string() }),
+      })
+      .parse(JSON.parse(lines[1] ?? ''));
+    const shown = /same code: (\d{3}) (\d{3})/.exec(paired.stdout);
+    expect(outcome.sas).toBe(`${shown?.[1]}${shown?.[2]}`);
   });
 });
 
