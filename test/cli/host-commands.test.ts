@@ -210,6 +210,8 @@ describe('flags', () => {
   it('--help prints the command usage and exits 0', async () => {
     const result = await runTether(['pair', '--help'], home);
     expect(result).toMatchObject({ code: 0, stderr: '' });
-    expect(result.stdout).toContain('Usage: tether pair [--data DIR] [--json] [--origin URL]');
+    expect(result.stdout).toContain(
+      'Usage: tether pair [--data DIR] [--json [--wait]] [--origin URL]',
+    );
   });
 });
