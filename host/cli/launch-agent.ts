@@ -71,6 +71,13 @@ export function launchAgents(home: string, uid: number): ServiceManager {
   const domain = `gui/${uid}`;
   const file = (name: string) => join(home, 'Library', 'LaunchAgents', `${name}.plist`);
   const bootout = (name: string) => runTool('launchctl', ['bootout', `${domain}/${name}`]);
+  // bootout returns before launchd has let go of the job; a bootstrap then fails (error 5).
+  const untilGone = async (name: string) => {
+    for (let tries = 0; tries < 50; tries++) {
+      if ((await runTool('launchctl', ['print', `${domain}/${name}`])).code !== 0) return;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  };
   return {
     kind: 'launchd',
     file,
@@ -78,7 +85,7 @@ export function launchAgents(home: string, uid: number): ServiceManager {
       const path = file(spec.name);
       mkdirSync(join(home, 'Library', 'LaunchAgents'), { recursive: true });
       // Installing again replaces: the loaded job goes first (it may not be loaded).
-      await bootout(spec.name);
+      if ((await bootout(spec.name)).code === 0) await untilGone(spec.name);
       const temp = `${path}.tmp`;
       writeFileSync(temp, launchAgentPlist(spec), { mode: 0o644 });
       renameSync(temp, path);

@@ -36,7 +36,7 @@ Options:
   --bind ADDR        install: the address to listen on
   --workspace DIR    install: a workspace (repeatable; else the config's, else this folder)
   --https            install: serve HTTPS with the local CA
-  --name NAME        the launchd label or systemd unit (default ${'dev.tether.host'} / tether)
+  --name NAME        the launchd label or systemd unit (default dev.tether.host / tether)
   -n, --lines N      logs: how many lines (default 50)
   -f, --follow       logs: keep printing new lines
 

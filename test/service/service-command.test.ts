@@ -101,8 +101,10 @@ describe('tether service on macOS (launchd, chosen by TETHER_SERVICE_MANAGER)', 
     const again = await runTether([...args.slice(0, -2), '--port', '9124'], home, env);
     expect(again.code).toBe(0);
     expect(Plist.parse(parsePlist(plistPath)).ProgramArguments).toContain('9124');
+    // The loaded one goes first, and launchd is given time to let go of it.
     expect(fakes.calls().slice(2)).toEqual([
       `launchctl bootout gui/${uid}/dev.tether.host`,
+      `launchctl print gui/${uid}/dev.tether.host`,
       `launchctl bootstrap gui/${uid} ${plistPath}`,
     ]);
 
