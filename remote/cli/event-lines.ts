@@ -77,7 +77,11 @@ function toolName(state: HostState, event: Event): string {
 }
 
 /** The lines one event prints (none for events a person need not see). */
-export function eventLines(event: Event, state: HostState): string[] {
+export function eventLines(
+  event: Event,
+  state: HostState,
+  deviceNames: ReadonlyMap<string, string> = new Map(),
+): string[] {
   switch (event.type) {
     case 'run.queued':
       return [`queued: ${clip(event.payload.input.text)}`];
@@ -99,10 +103,12 @@ export function eventLines(event: Event, state: HostState): string[] {
         ...pendingApprovalLines({ id: approvalId, name, reason, preview, workspace, input }),
       ];
     }
-    case 'tool.approval_resolved':
-      return [
-        `approval ${event.payload.approvalId}: ${event.payload.decision} by ${event.payload.by}`,
-      ];
+    case 'tool.approval_resolved': {
+      const { approvalId, decision, by } = event.payload;
+      const name = state.devices[by]?.name ?? deviceNames.get(by);
+      const who = name === undefined ? by : `${name} (${by})`;
+      return [`approval ${approvalId}: ${decision} by ${who}`];
+    }
     case 'tool.started':
       return [`tool ${toolName(state, event)}: running`];
     case 'tool.finished': {

@@ -40,13 +40,28 @@ function isSettled(state: HostState, runId: string, idle: boolean, first: boolea
   return first || run.startedAt === null;
 }
 
+/** The paired devices' names by id (`approved by` names the device); none if the host will not say. */
+async function deviceNames(
+  connection: HostConnection,
+  signal: AbortSignal,
+): Promise<Map<string, string>> {
+  try {
+    const { devices } = await connection.request('devices.list', {}, { signal });
+    return new Map(devices.map((device) => [device.deviceId, device.name]));
+  } catch {
+    return new Map();
+  }
+}
+
 /** Follows `options.runId` (or everything) on an open connection. */
-export function followRuns(
+export async function followRuns(
   connection: HostConnection,
   host: PairedHostSummary,
   ctx: RemoteContext,
   options: FollowOptions,
 ): Promise<FollowEnd> {
+  const names = await deviceNames(connection, ctx.signal);
+  if (ctx.signal.aborted) return 'interrupted';
   const { runId, text } = options;
   const store = connection.state;
   const prefix = (id: string | null) => (runId === undefined && id !== null ? `${id}  ` : '');
@@ -102,12 +117,18 @@ export function followRuns(
     if (runId === undefined) line(`watching ${host.hostName}: ${runs.length} active run(s)`);
     for (const run of runs) {
       line(`${prefix(run.id)}${run.state}: ${clip(run.input.text)}`);
-      for (const call of toolCallsOf(state, run.id)) {
-        line(`${prefix(run.id)}tool ${call.name} ${formatToolInput(call.input)}: ${call.state}`);
-      }
+      // Tool calls and messages in the order they happened (a message's tool calls start
+      // after it was completed), as they were shown live.
+      const told = toolCallsOf(state, run.id).map((call) => ({
+        at: call.startedAt ?? call.finishedAt ?? Number.MAX_SAFE_INTEGER,
+        text: `${prefix(run.id)}tool ${call.name} ${formatToolInput(call.input)}: ${call.state}`,
+      }));
       if (text && runId !== undefined) {
-        for (const message of state.messages[run.id] ?? []) line(`» ${message.text}`);
+        for (const message of state.messages[run.id] ?? []) {
+          if (message.text !== '') told.push({ at: message.createdAt, text: `» ${message.text}` });
+        }
       }
+      for (const item of told.sort((a, b) => a.at - b.at)) line(item.text);
     }
     for (const approval of pendingApprovals(state)) {
       if (runId !== undefined && approval.runId !== runId) continue;
@@ -155,7 +176,9 @@ export function followRuns(
           if (finished) return;
           if (runId !== undefined && event.runId !== runId) continue;
           if (event.type === 'message.completed' && text) complete(event);
-          for (const shown of eventLines(event, state)) line(`${prefix(event.runId)}${shown}`);
+          for (const shown of eventLines(event, state, names)) {
+            line(`${prefix(event.runId)}${shown}`);
+          }
           const idle = event.type === 'session.idle';
           if (runId !== undefined && isSettled(state, runId, idle, false)) finish('settled');
         }

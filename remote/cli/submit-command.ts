@@ -1,6 +1,7 @@
 /**
  * `tether remote submit "<task>"`: starts a run through the outbox; `--wait` follows it to
- * the end and prints its final state and last message.
+ * the end as `watch` does (tool calls, approvals, the answer streamed), then prints its
+ * final state.
  */
 import { parseCommandArgs } from '../../common/cli/index.js';
 import { withHost } from './host-session.js';
@@ -43,19 +44,17 @@ export async function submitCommand(argv: readonly string[], ctx: RemoteContext)
     });
     ctx.out(`run ${runId} ${state} (session ${sessionId})\n`);
     if (values.wait !== true) return 0;
-    const end = await followRuns(connection, host, ctx, { runId, text: false });
+    const end = await followRuns(connection, host, ctx, { runId, text: true });
     if (end === 'interrupted') {
       ctx.err(`stopped waiting; the run goes on: tether remote watch ${runId}\n`);
       return 130;
     }
     const run = connection.state.state.runs[runId];
-    const last = connection.state.state.messages[runId]?.at(-1);
     const error =
       run?.error === null || run?.error === undefined
         ? ''
         : ` (${run.error.code}: ${run.error.message})`;
     ctx.out(`run ${runId} ${run?.state ?? 'unknown'}${error}\n`);
-    if (last !== undefined) ctx.out(`${last.text}\n`);
     return run?.state === 'succeeded' ? 0 : 1;
   });
 }

@@ -20,6 +20,8 @@ import { tempDir, type TempDir } from '../support/temp-dir.js';
 import { runTether, startTether } from './run-cli.js';
 
 const bin = new URL('../../bin/tether.js', import.meta.url).pathname;
+/** The device that approves: `approved by` names it. */
+const DEVICE_NAME = 'Approving laptop';
 let host: HostProcess;
 let model: ScriptedModelServer;
 let homeDir: TempDir;
@@ -32,7 +34,10 @@ beforeAll(async () => {
   homeDir = tempDir('tether-approval-e2e-', { realpath: false });
   home = homeDir.path;
   state = join(home, 'remote.json');
-  const paired = await runTether(['remote', 'pair', await host.pairLink(), '--state', state], home);
+  const paired = await runTether(
+    ['remote', 'pair', await host.pairLink(), '--state', state, '--name', DEVICE_NAME],
+    home,
+  );
   expect(paired.code).toBe(0);
 });
 
@@ -82,7 +87,7 @@ describe('approvals on the real host', () => {
     const done = await waiting.exit;
     expect(done.code).toBe(0);
     expect(done.stdout).toMatch(
-      new RegExp(`^approval ${approvalId}: approved by [\\w-]{22}$`, 'm'),
+      new RegExp(`^approval ${approvalId}: approved by ${DEVICE_NAME} \\([\\w-]{22}\\)$`, 'm'),
     );
     expect(done.stdout).toMatch(/^tool write_file: succeeded/m);
     expect(readFileSync(join(host.workspace, 'notes.txt'), 'utf8')).toBe('hi\n');
@@ -106,7 +111,9 @@ describe('approvals on the real host', () => {
 
     const done = await waiting.exit;
     expect(done.code).toBe(0);
-    expect(done.stdout).toMatch(new RegExp(`^approval ${approvalId}: denied by [\\w-]{22}$`, 'm'));
+    expect(done.stdout).toMatch(
+      new RegExp(`^approval ${approvalId}: denied by ${DEVICE_NAME} \\([\\w-]{22}\\)$`, 'm'),
+    );
     expect(done.stdout).toMatch(/^tool write_file: failed/m);
     expect(existsSync(join(host.workspace, 'other.txt'))).toBe(false);
   });

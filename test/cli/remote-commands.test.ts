@@ -81,7 +81,12 @@ describe('tether remote', () => {
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     const runId = submittedRunId(result.stdout);
-    expect(result.stdout.endsWith(`run ${runId} succeeded\nThe answer is 42.\n`)).toBe(true);
+    // Streamed as watch shows it, then the final state.
+    expect(result.stdout).toContain('» The answer is 42.\n');
+    expect(result.stdout.endsWith(`run ${runId} succeeded\n`)).toBe(true);
+    expect(result.stdout.indexOf('» The answer')).toBeLessThan(
+      result.stdout.indexOf(`run ${runId} succeeded`),
+    );
     expect(model.chatBodies().at(-1)?.messages.at(-1)).toMatchObject({
       role: 'user',
       content: 'What is the answer?',
@@ -126,6 +131,43 @@ describe('tether remote', () => {
     expect(watched.stdout).toContain('» The workspace holds README.md.\n');
     expect(lines.at(-1)).toBe('succeeded');
     expect(lines.findIndex((line) => line.includes('holds README.md'))).toBeGreaterThan(tool);
+  });
+
+  it('watch <runId> of a finished run keeps the order: the message, its tool call, the answer', async () => {
+    model.push(
+      {
+        kind: 'stream',
+        items: [
+          { delta: { role: 'assistant', content: 'Let me look.' } },
+          {
+            delta: {
+              tool_calls: [
+                {
+                  index: 0,
+                  id: 'call_order',
+                  type: 'function',
+                  function: { name: 'list_directory', arguments: '{"path":"."}' },
+                },
+              ],
+            },
+          },
+        ],
+        finishReason: 'tool_calls',
+      },
+      textTurn('It holds README.md.'),
+    );
+    const submitted = await remote('submit', 'Look around', '--wait');
+    expect(submitted.code).toBe(0);
+    const runId = submittedRunId(submitted.stdout);
+    const watched = await remote('watch', runId);
+    expect(watched.code).toBe(0);
+    const lines = watched.stdout.trimEnd().split('\n');
+    expect(lines[0]).toBe('succeeded: Look around');
+    expect(lines.slice(1)).toEqual([
+      '» Let me look.',
+      expect.stringMatching(/^tool list_directory .*: succeeded$/),
+      '» It holds README.md.',
+    ]);
   });
 
   it('watch <runId> of a finished run prints it and ends at once', async () => {
