@@ -69,7 +69,11 @@ const Manager = z.enum(['launchd', 'systemd']);
 const KEY_VARIABLES = ['TETHER_MODEL_API_KEY', 'DEEPSEEK_API_KEY', 'OPENAI_API_KEY'];
 
 function serviceManager(): ServiceManager {
-  const chosen = Manager.safeParse(process.env['TETHER_SERVICE_MANAGER'] ?? undefined);
+  const forced = process.env['TETHER_SERVICE_MANAGER'];
+  const chosen = Manager.safeParse(forced);
+  if (forced !== undefined && forced !== '' && !chosen.success) {
+    throw new Error(`TETHER_SERVICE_MANAGER=${forced}: expected launchd or systemd (or unset it)`);
+  }
   const kind = chosen.success
     ? chosen.data
     : process.platform === 'darwin'

@@ -32,9 +32,7 @@ export interface StoredModelKey {
  *
  * @throws TetherError (`internal`) when the Keychain cannot be read or the file is unsafe.
  */
-async function loadModelKey(
-  options: LoadHostIdentityOptions,
-): Promise<StoredModelKey | null> {
+async function loadModelKey(options: LoadHostIdentityOptions): Promise<StoredModelKey | null> {
   const keychain = keychainFor(options);
   if (keychain !== null) {
     let key: string | null;
