@@ -3,6 +3,8 @@
  * the end as `watch` does (tool calls, approvals, the answer streamed), then prints its
  * final state.
  */
+import { TetherError } from '../../protocol/index.js';
+import type { HostConnection } from '../client/index.js';
 import { parseCommandArgs } from '../../common/cli/index.js';
 import { withHost } from './host-session.js';
 import { HOST_FLAG, type RemoteContext, STATE_FLAG } from './remote-context.js';
@@ -29,6 +31,33 @@ const FLAGS = {
   wait: { type: 'boolean' },
 } as const;
 
+/**
+ * A refused workspace or model as a sentence that lists what the host does offer (from
+ * `host.info`); any other error as it is.
+ */
+async function withValidValues(
+  connection: HostConnection,
+  ctx: RemoteContext,
+  values: { workspace?: string | undefined; model?: string | undefined },
+  error: unknown,
+): Promise<unknown> {
+  if (!(error instanceof TetherError)) return error;
+  const badWorkspace = error.code === 'workspace_denied' && values.workspace !== undefined;
+  const badModel =
+    error.code === 'invalid_request' && values.model !== undefined && /model/i.test(error.message);
+  if (!badWorkspace && !badModel) return error;
+  let info: { workspaces: { name: string; path: string }[]; models: string[] };
+  try {
+    info = await connection.request('host.info', {}, { signal: ctx.signal });
+  } catch {
+    return error;
+  }
+  const message = badWorkspace
+    ? `The host does not allow the workspace ${values.workspace}. Its workspaces are ${info.workspaces.map((workspace) => `${workspace.name} (${workspace.path})`).join(', ')}: pass one of them with --workspace, by name or path.`
+    : `The host has no model ${values.model}. ${info.models.length === 0 ? 'It has no model configured.' : `Its models are ${info.models.join(', ')}: pass one of them with --model, or leave --model out for its default.`}`;
+  return new TetherError(error.code, message, { cause: error });
+}
+
 /** Runs `tether remote submit`; resolves with the exit code. */
 export async function submitCommand(argv: readonly string[], ctx: RemoteContext): Promise<number> {
   const { values, positionals, help } = parseCommandArgs(argv, FLAGS, { required: ['"<task>"'] });
@@ -37,11 +66,17 @@ export async function submitCommand(argv: readonly string[], ctx: RemoteContext)
     return 0;
   }
   return withHost(ctx, values, async (connection, host) => {
-    const { runId, sessionId, state } = await sendCommand(connection, ctx, 'run.submit', {
-      input: { text: positionals[0]! },
-      ...(values.workspace === undefined ? {} : { workspace: values.workspace }),
-      ...(values.model === undefined ? {} : { model: values.model }),
-    });
+    let submitted: { runId: string; sessionId: string; state: string };
+    try {
+      submitted = await sendCommand(connection, ctx, 'run.submit', {
+        input: { text: positionals[0]! },
+        ...(values.workspace === undefined ? {} : { workspace: values.workspace }),
+        ...(values.model === undefined ? {} : { model: values.model }),
+      });
+    } catch (error) {
+      throw await withValidValues(connection, ctx, values, error);
+    }
+    const { runId, sessionId, state } = submitted;
     ctx.out(`run ${runId} ${state} (session ${sessionId})\n`);
     if (values.wait !== true) return 0;
     const end = await followRuns(connection, host, ctx, { runId, text: true });

@@ -134,6 +134,41 @@ describe('tether pair and the data directory', () => {
   });
 });
 
+describe('submit refused for its workspace or model', () => {
+  it('says so in a sentence and lists the valid values', async () => {
+    const state = join(home.path, 'submitter.json');
+    const paired = await runTether(
+      ['remote', 'pair', await host.pairLink(), '--state', state],
+      home.path,
+    );
+    expect(paired.code).toBe(0);
+    const workspace = await runTether(
+      ['remote', 'submit', 'hi', '--workspace', '/nowhere', '--state', state],
+      home.path,
+    );
+    expect(workspace.code).toBe(1);
+    expect(workspace.stderr).toBe(
+      `tether remote submit: The host does not allow the workspace /nowhere. Its workspaces are workspace (${host.workspace}): pass one of them with --workspace, by name or path. [workspace_denied]\n`,
+    );
+    // A host with a model (the demo's) refuses another one.
+    await using demo = await startHostProcess({ args: ['--demo'] });
+    const demoState = join(home.path, 'demo-submitter.json');
+    const demoPaired = await runTether(
+      ['remote', 'pair', await demo.pairLink(), '--state', demoState],
+      home.path,
+    );
+    expect(demoPaired.code).toBe(0);
+    const model = await runTether(
+      ['remote', 'submit', 'hi', '--model', 'nonesuch', '--state', demoState],
+      home.path,
+    );
+    expect(model.code).toBe(1);
+    expect(model.stderr).toBe(
+      'tether remote submit: The host has no model nonesuch. Its models are tether-demo: pass one of them with --model, or leave --model out for its default. [invalid_request]\n',
+    );
+  });
+});
+
 describe('hints as installed', () => {
   it('say `tether …` when `tether` on PATH is this installation (npm link), the full path otherwise', async () => {
     const bin = join(home.path, 'linked-bin');
