@@ -30,7 +30,6 @@ import {
   createModelAdapter,
   DEMO_MODEL_LABEL,
   DEMO_MODEL_NAME,
-  type ProviderKind,
 } from '../model/index.js';
 import { allowRuleWarnings, decidePolicy } from '../policy/index.js';
 import { keepAwake, watchForWake } from '../power/index.js';
@@ -76,7 +75,6 @@ export interface RunningHost {
   stop(): Promise<void>;
 }
 
-const PROVIDERS = new Set<string>(['deepseek', 'openai', 'ollama', 'generic']);
 
 /** What a caller embedding the host may set besides the command line (tests). */
 export interface StartHostOptions {
@@ -102,9 +100,7 @@ function runtimeModel(config: HostConfig, secrets: Redactor): RuntimeModel | nul
     idleTimeoutMs: config.limits.modelIdleTimeoutMs,
     secrets,
     ...(settings.apiKey === undefined ? {} : { apiKey: settings.apiKey }),
-    ...(provider !== undefined && PROVIDERS.has(provider)
-      ? { provider: provider as ProviderKind }
-      : {}),
+    ...(provider === undefined ? {} : { provider }),
     ...(settings.extraBody === undefined ? {} : { extraBody: settings.extraBody }),
   });
   return { adapter, name: settings.model, available: [settings.model] };

@@ -6,6 +6,7 @@
 import { isIP } from 'node:net';
 import { z } from 'zod';
 import { LOG_LEVELS } from '../log/index.js';
+import { PROVIDER_KINDS } from '../model/index.js';
 import { PolicyConfig } from '../policy/index.js';
 import type { ConfigIssue, RunLimits } from './types.js';
 
@@ -104,7 +105,11 @@ export const ConfigFile = z.strictObject(
               error: 'expected the name of an environment variable',
             })
             .optional(),
-          provider: z.string({ error: 'expected a string' }).min(1).max(64).optional(),
+          provider: z
+            .enum(PROVIDER_KINDS, {
+              error: `expected one of ${PROVIDER_KINDS.join(', ')} (docs/model-providers.md); leave it out to detect the provider from the base URL`,
+            })
+            .optional(),
           extraBody: z.record(z.string(), z.unknown(), { error: 'expected an object' }).optional(),
         },
         { error: 'expected an object' },

@@ -2,6 +2,7 @@
  * Contracts of the host's configuration.
  */
 import type { LogLevel } from '../log/index.js';
+import type { ProviderKind } from '../model/index.js';
 import type { PolicyConfig } from '../policy/index.js';
 
 /** A folder the host's user allows runs in (docs/protocol.md §9). */
@@ -19,7 +20,7 @@ export interface ModelSettings {
   /** Secret: never logged, stored or passed to tools. Absent for servers that need none. */
   apiKey?: string;
   /** `deepseek` or `openai` when the base URL is theirs, or as configured. */
-  provider?: string;
+  provider?: ProviderKind;
   /** Extra fields merged into every request body, verbatim. */
   extraBody?: Record<string, unknown>;
 }

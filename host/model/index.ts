@@ -11,6 +11,7 @@ export type {
   ModelToolSpec,
   ProviderKind,
 } from './types.js';
+export { PROVIDER_KINDS } from './types.js';
 export { createModelAdapter } from './model-adapter.js';
 export { listModels } from './model-list.js';
 export { createDemoModel, DEMO_MODEL_LABEL, DEMO_MODEL_NAME } from './demo-model.js';

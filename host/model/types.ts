@@ -6,23 +6,25 @@ import type { ModelFailureCode } from '../../protocol/index.js';
 import type { Redactor } from '../log/index.js';
 
 /** Which provider's rules apply to requests and replies (see provider-rules.ts). */
-export type ProviderKind =
-  | 'deepseek'
-  | 'openai'
-  | 'azure'
-  | 'gemini'
-  | 'mistral'
-  | 'groq'
-  | 'xai'
-  | 'moonshot'
-  | 'dashscope'
-  | 'openrouter'
-  | 'ollama'
-  | 'llamacpp'
-  | 'vllm'
-  | 'sglang'
-  | 'lmstudio'
-  | 'generic';
+export const PROVIDER_KINDS = [
+  'deepseek',
+  'openai',
+  'azure',
+  'gemini',
+  'mistral',
+  'groq',
+  'xai',
+  'moonshot',
+  'dashscope',
+  'openrouter',
+  'ollama',
+  'llamacpp',
+  'vllm',
+  'sglang',
+  'lmstudio',
+  'generic',
+] as const;
+export type ProviderKind = (typeof PROVIDER_KINDS)[number];
 
 /** Streams one model turn. Made by `createModelAdapter`. */
 export interface ModelAdapter {

@@ -404,3 +404,24 @@ describe('push settings (docs/push.md)', () => {
     );
   });
 });
+
+describe('model.provider', () => {
+  function loadProvider(provider: string) {
+    const dataDir = join(root, 'data');
+    mkdirSync(dataDir, { recursive: true });
+    writeConfig(join(dataDir, 'config.json'), {
+      model: { baseUrl: 'http://127.0.0.1:9/v1', model: 'm', provider },
+    });
+    return () => load({ argv: ['--data', dataDir] });
+  }
+
+  it('takes any provider of docs/model-providers.md, and names the valid ones otherwise', () => {
+    expect(loadProvider('gemini')().model?.provider).toBe('gemini');
+    expect(loadProvider('llamacpp')().model?.provider).toBe('llamacpp');
+    expect(issuesOf(loadProvider('bogus'))).toEqual([
+      expect.stringMatching(
+        /model\.provider: expected one of deepseek, openai, azure, gemini, .*, generic \(docs\/model-providers\.md\); leave it out to detect the provider from the base URL$/,
+      ) as string,
+    ]);
+  });
+});
