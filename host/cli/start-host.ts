@@ -75,7 +75,6 @@ export interface RunningHost {
   stop(): Promise<void>;
 }
 
-
 /** What a caller embedding the host may set besides the command line (tests). */
 export interface StartHostOptions {
   /** The built PWA's folder (default: dist/app beside the compiled host). */
