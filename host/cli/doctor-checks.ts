@@ -35,7 +35,14 @@ const MIN_NODE = [20, 19] as const;
 const MIN_FREE_BYTES = 512 * 1024 * 1024;
 const DAY_MS = 24 * 60 * 60 * 1000;
 /** Secrets and the database: readable by the owner alone. */
-const PRIVATE_FILES = ['host-key.json', 'push-key.json', 'admin.json', 'config.json', 'tether.db'];
+const PRIVATE_FILES = [
+  'host-key.json',
+  'push-key.json',
+  'model-key.json',
+  'admin.json',
+  'config.json',
+  'tether.db',
+];
 
 export function checkNode(version = process.versions.node): CheckResult {
   const [major = 0, minor = 0] = version.split('.').map(Number);
