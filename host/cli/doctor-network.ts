@@ -167,7 +167,10 @@ export async function checkService(dataDir: string): Promise<CheckResult> {
   if (status.stderr.includes('unknown command')) {
     return { id: 'service', status: 'skip', detail: 'this version has no `tether service`' };
   }
-  const summary = status.stdout.trim().split('\n')[0] ?? '';
+  // `tether service status` prints `field: value` lines; these say installed and running.
+  const lines = status.stdout.trim().split('\n');
+  const summary =
+    lines.filter((line) => /^(file|loaded|running|pid):/.test(line)).join('; ') || (lines[0] ?? '');
   return status.code === 0
     ? { id: 'service', status: 'pass', detail: summary || 'installed and running' }
     : {

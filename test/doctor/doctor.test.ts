@@ -104,6 +104,11 @@ describe('tether doctor', () => {
     expect(check(report, 'model').detail).toContain('key accepted');
     expect(check(report, 'tailscale').detail).toContain(`127.0.0.1:${new URL(host.url).port}`);
     expect(check(report, 'keychain')).toMatchObject({ status: 'skip' });
+    // Not installed in this test's HOME: the fix is the install for this data directory.
+    const service = check(report, 'service');
+    expect(service.status).toBe('fail');
+    expect(service.detail).toContain('not installed');
+    expect(service.fix).toContain(`service install --data '${host.dataDir}'`);
     // One cheap request to the endpoint, with the key.
     const listed = model.requests.filter((request) => request.path.endsWith('/models'));
     expect(listed.at(-1)?.headers['authorization']).toBe('Bearer sk-test');
