@@ -121,14 +121,15 @@ export function checkDatabase(dataDir: string): CheckResult {
   }
 }
 
-const MODEL_FIX =
-  'export TETHER_MODEL_BASE_URL=https://api.deepseek.com TETHER_MODEL=deepseek-v4-flash TETHER_MODEL_API_KEY=sk-… (then restart the host)';
+/** How to configure a model: the config file and the Keychain, or the environment. */
+const modelFix = () =>
+  `${tetherCommand()} model set --base-url https://api.deepseek.com --model deepseek-v4-flash && ${tetherCommand()} model set-key (or export TETHER_MODEL_BASE_URL, TETHER_MODEL and TETHER_MODEL_API_KEY), then restart the host`;
 
 /** The model check: configured, the endpoint answers, the key is accepted (`GET /models`). */
 export async function checkModel(config: HostConfig, signal: AbortSignal): Promise<CheckResult> {
   if (config.demo) return pass('model', 'the offline demo model (no endpoint)');
   const model = config.model;
-  if (model === null) return fail('model', 'no model configured', MODEL_FIX);
+  if (model === null) return fail('model', 'no model configured', modelFix());
   const url = `${model.baseUrl.replace(/\/+$/, '')}/models`;
   let response: Response;
   try {
@@ -148,7 +149,7 @@ export async function checkModel(config: HostConfig, signal: AbortSignal): Promi
     return fail(
       'model',
       `${model.baseUrl} refused the key (HTTP ${response.status})`,
-      'export TETHER_MODEL_API_KEY=<a valid key> (then restart the host)',
+      `${tetherCommand()} model set-key (or export TETHER_MODEL_API_KEY=<a valid key>), then restart the host`,
     );
   }
   // Some OpenAI-compatible servers do not list models: reaching them is enough.

@@ -5,7 +5,8 @@
  */
 import { homedir } from 'node:os';
 import { ConfigError, loadHostConfig, type HostConfig } from '../config/index.js';
-import { parseCommandArgs } from '../../common/cli/index.js';
+import { withStoredModelKey } from '../identity/index.js';
+import { parseCommandArgs, tetherCommand } from '../../common/cli/index.js';
 import {
   checkDatabase,
   checkDataDir,
@@ -47,13 +48,26 @@ const FLAGS = {
 
 const MARK = { pass: 'ok  ', fail: 'FAIL', skip: 'skip' } as const;
 
-async function configChecks(config: HostConfig, signal: AbortSignal): Promise<CheckResult[]> {
+async function configChecks(loaded: HostConfig, signal: AbortSignal): Promise<CheckResult[]> {
+  // The key `tether model set-key` kept (Keychain or model-key.json), as the host reads it.
+  let config = loaded;
+  let keyProblem: CheckResult | undefined;
+  try {
+    config = await withStoredModelKey(loaded, process.platform);
+  } catch (error) {
+    keyProblem = {
+      id: 'model',
+      status: 'fail',
+      detail: `the stored model key cannot be read: ${error instanceof Error ? error.message : String(error)}`,
+      fix: `${tetherCommand()} model set-key`,
+    };
+  }
   const host = runningHost(config.dataDir);
   const port = host?.port ?? config.port;
   const tailscale = await checkTailscale(port);
   const https = host?.url.startsWith('https:') ?? config.https;
   const [model, keychain, lan, service] = await Promise.all([
-    checkModel(config, signal),
+    keyProblem ?? checkModel(config, signal),
     checkKeychain(config),
     checkLan(port),
     checkService(config.dataDir),

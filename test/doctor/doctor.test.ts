@@ -4,6 +4,7 @@
  * key (401), an unwritable data directory and a missing HTTPS certificate. Each failure
  * names its fix; the exit code says whether any check failed.
  */
+import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -31,6 +32,7 @@ const Report = z.strictObject({
 });
 type Report = z.infer<typeof Report>;
 
+const tetherBin = new URL('../../bin/tether.js', import.meta.url).pathname;
 let model: ScriptedModelServer;
 let host: HostProcess;
 let home: TempDir;
@@ -160,6 +162,45 @@ describe('tether doctor', () => {
       expect(modelCheck.fix).toContain('TETHER_MODEL_API_KEY');
     } finally {
       await new Promise((resolve) => refusing.close(resolve));
+    }
+  });
+
+  it('sends the key `tether model set-key` kept, as the host reads it, when no variable names one', async () => {
+    const keyed = createServer((req, res) => {
+      const ok = req.headers.authorization === 'Bearer sk-stored';
+      res.writeHead(ok ? 200 : 401, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(ok ? { object: 'list', data: [] } : { error: { message: 'no' } }));
+    });
+    await new Promise<void>((resolve) => keyed.listen(0, '127.0.0.1', resolve));
+    try {
+      using dir = tempDir('tether-doctor-key-');
+      const dataDir = join(dir.path, 'data');
+      const base = `http://127.0.0.1:${(keyed.address() as AddressInfo).port}/v1`;
+      const cliEnv = { PATH: process.env['PATH'] ?? '', HOME: home.path, TETHER_KEY_STORE: 'file' };
+      const set = spawnSync(
+        process.execPath,
+        [tetherBin, 'model', 'set', '--base-url', base, '--model', 'm', '--data', dataDir],
+        { env: cliEnv, encoding: 'utf8' },
+      );
+      expect(set.status, set.stderr).toBe(0);
+      const setKey = spawnSync(
+        process.execPath,
+        [tetherBin, 'model', 'set-key', '--data', dataDir],
+        {
+          env: cliEnv,
+          input: 'sk-stored',
+          encoding: 'utf8',
+        },
+      );
+      expect(setKey.status, setKey.stderr).toBe(0);
+      const result = await runTether(['doctor', '--data', dataDir, '--json'], home.path, {
+        TETHER_KEY_STORE: 'file',
+      });
+      const report = Report.parse(JSON.parse(result.stdout));
+      expect(check(report, 'model')).toMatchObject({ status: 'pass' });
+      expect(check(report, 'model').detail).toContain('key accepted');
+    } finally {
+      await new Promise((resolve) => keyed.close(resolve));
     }
   });
 
