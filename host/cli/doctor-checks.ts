@@ -95,6 +95,10 @@ export function checkDataDir(dataDir: string): CheckResult {
   return pass('data', `${dataDir} (mode 700, private files 600)`);
 }
 
+/** A damaged database: the copy taken before the last migration, or a fresh start. */
+const restoreFix = (dataDir: string) =>
+  `stop the host, then copy the newest file of '${join(dataDir, 'backups')}' over '${join(dataDir, 'tether.db')}' (or move tether.db aside to start empty)`;
+
 export function checkDatabase(dataDir: string): CheckResult {
   const path = join(dataDir, 'tether.db');
   if (!existsSync(path)) return skip('database', `no ${path} yet (the first start makes it)`);
@@ -107,7 +111,7 @@ export function checkDatabase(dataDir: string): CheckResult {
       return fail(
         'database',
         `${path}: quick_check found ${problems.length} problem(s): ${problems.slice(0, 3).join('; ')}`,
-        `stop the host, restore ${path} from its backup (docs/operations.md, "Backups")`,
+        restoreFix(dataDir),
       );
     } finally {
       db.close();
@@ -116,7 +120,7 @@ export function checkDatabase(dataDir: string): CheckResult {
     return fail(
       'database',
       `${path} cannot be opened: ${error instanceof Error ? error.message : String(error)}`,
-      `stop the host, restore ${path} from its backup (docs/operations.md, "Backups")`,
+      restoreFix(dataDir),
     );
   }
 }

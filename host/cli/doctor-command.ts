@@ -115,7 +115,7 @@ export async function doctorCommand(
       id: 'config',
       status: 'fail',
       detail: error.message.split('\n').join('; '),
-      fix: 'correct the settings named above (docs/operations.md, "Configuration")',
+      fix: `correct the settings it names (${tetherCommand()} start --help lists them all)`,
     });
   }
   checks.push(checkDisk(dataDir));

@@ -223,6 +223,21 @@ describe('tether doctor', () => {
     }
   });
 
+  it('fails the database check of a file that is not a database, with the restore from backups/', async () => {
+    using dir = tempDir('tether-doctor-db-');
+    const dataDir = join(dir.path, 'data');
+    mkdirSync(dataDir, { mode: 0o700 });
+    writeFileSync(join(dataDir, 'tether.db'), 'not a database, just text'.repeat(200), {
+      mode: 0o600,
+    });
+    const { code, report } = await doctor(dataDir);
+    expect(code).toBe(1);
+    const database = check(report, 'database');
+    expect(database.status).toBe('fail');
+    expect(database.detail).toContain(`${join(dataDir, 'tether.db')} cannot be opened`);
+    expect(database.fix).toContain(`'${join(dataDir, 'backups')}'`);
+  });
+
   it('fails the https check when the certificate is missing, naming the file and the start that makes it', async () => {
     using dir = tempDir('tether-doctor-tls-');
     const dataDir = join(dir.path, 'data');
