@@ -23,7 +23,8 @@ const TIMEOUT_CODES = new Set([
   'UND_ERR_CONNECT_TIMEOUT',
   'UND_ERR_HEADERS_TIMEOUT',
 ]);
-const TLS_CODE = /^(CERT_|ERR_TLS_|ERR_SSL_|UNABLE_TO_|DEPTH_ZERO_|SELF_SIGNED_)/;
+// EPROTO: the TLS handshake met something else, e.g. an https:// link to a plain HTTP host.
+const TLS_CODE = /^(CERT_|ERR_TLS_|ERR_SSL_|UNABLE_TO_|DEPTH_ZERO_|SELF_SIGNED_|EPROTO$)/;
 
 /** The error and its causes, outermost first (fetch hides the socket's error in `cause`). */
 function chain(error: unknown): unknown[] {
@@ -73,7 +74,7 @@ export function describeNetworkFailure(
     case 'timeout':
       return `cannot reach ${target}: timeout: no answer in time${code}; check that this device is on the host's network and no firewall blocks the port${other}`;
     case 'TLS':
-      return `cannot reach ${target}: TLS: the certificate is not trusted or does not match${code}; trust the host's CA (docs/https.md) or use its http:// address${other}`;
+      return `cannot reach ${target}: TLS: the secure connection failed${code}: the certificate is not trusted or does not match, or the host serves plain HTTP; trust the host's CA (docs/https.md) or use its http:// address${other}`;
     case 'network': {
       const inner = chain(error).at(-1);
       const why = failure.code ?? (inner instanceof Error ? inner.message : String(inner));

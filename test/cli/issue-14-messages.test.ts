@@ -65,6 +65,18 @@ describe('a link the remote cannot reach', () => {
     );
     expect(result.stderr).toContain('check that the host is running');
   });
+  it('says TLS when an https link meets a host that serves plain HTTP', async () => {
+    const port = new URL(host.url).port;
+    const link = await host.pairLink(`https://127.0.0.1:${port}`);
+    const result = await runTether(
+      ['remote', 'pair', link, '--state', join(home.path, 'tls.json')],
+      home.path,
+    );
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(
+      `cannot reach https://127.0.0.1:${port}: TLS: the secure connection failed (EPROTO): the certificate is not trusted or does not match, or the host serves plain HTTP; trust the host's CA (docs/https.md) or use its http:// address`,
+    );
+  });
 });
 
 describe('a pairing link that no longer works', () => {
