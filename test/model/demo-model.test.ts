@@ -5,6 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { startHost, type RunningHost } from '../../host/cli/start-host.js';
@@ -71,7 +72,9 @@ afterAll(async () => {
 describe('the demo model', () => {
   it('says it is a demo on the start lines and in host.info, with its own sample workspace', async () => {
     expect(lines.join('\n')).toContain('model: tether-demo (demo model: scripted, not an AI');
-    expect(lines.join('\n')).toContain(`npx tether pair --data '${join(root, 'data')}'`);
+    // The hint names this clone's bin/tether.js unless `tether` on PATH is this clone.
+    const bin = fileURLToPath(new URL('../../bin/tether.js', import.meta.url));
+    expect(lines.join('\n')).toContain(`node '${bin}' pair --data '${join(root, 'data')}'`);
     const info = await channel.call('host.info');
     expect(info).toMatchObject({
       models: ['tether-demo'],
