@@ -60,6 +60,13 @@ export const HOST_FLAGS = [
     description:
       'use the built-in demo model (scripted, not an AI; no API key), with <data>/demo and a sample workspace unless --data and --workspace are given; model settings are ignored',
   },
+  {
+    flag: '--log-format',
+    value: 'FORMAT',
+    repeatable: false,
+    description:
+      'what the terminal shows: text (default: warnings and errors as plain lines) or json (every log line, as <data>/logs/host.log has it)',
+  },
 ] as const satisfies readonly HostFlag[];
 
 const ENVIRONMENT: readonly (readonly [string, string])[] = [
