@@ -40,7 +40,17 @@ export function takeLogFormat(argv: readonly string[]): { argv: string[]; format
   return { argv: rest, format: format as LogFormat };
 }
 
-/** A sink printing `warning: …` / `error: …` lines for the log's warn and error entries. */
+/** Info entries the person at the host's terminal should see, as the line to print. */
+const SHOWN_INFO: Readonly<Record<string, (fields: Record<string, unknown>) => string>> = {
+  // The host's side of the pairing check: the device shows the same six digits.
+  'device paired': (fields) =>
+    `device paired: ${String(fields['name'])} (${String(fields['deviceId'])}), SAS ${String(fields['sas'])}: it must match the device's screen; if not, revoke it`,
+};
+
+/**
+ * A sink printing `warning: …` / `error: …` lines for the log's warn and error entries,
+ * and a plain line for the few info entries a person at the terminal acts on.
+ */
 export function terminalLogSink(format: LogFormat, out: LineSink = process.stderr): LineSink {
   if (format === 'json') return out;
   return {
@@ -54,6 +64,8 @@ export function terminalLogSink(format: LogFormat, out: LineSink = process.stder
       const entry = LogEntry.safeParse(value);
       if (!entry.success) return out.write(line);
       const { at: _at, level, msg, ...fields } = entry.data;
+      const shown = level === 'info' ? SHOWN_INFO[msg] : undefined;
+      if (shown !== undefined) return out.write(`${shown(fields)}\n`);
       if (level !== 'warn' && level !== 'error') return true;
       const extra = Object.keys(fields).length === 0 ? '' : ` ${JSON.stringify(fields)}`;
       return out.write(`${level === 'warn' ? 'warning' : 'error'}: ${msg}${extra}\n`);

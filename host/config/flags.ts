@@ -65,7 +65,7 @@ export const HOST_FLAGS = [
     value: 'FORMAT',
     repeatable: false,
     description:
-      'what the terminal shows: text (default: warnings and errors as plain lines) or json (every log line, as <data>/logs/host.log has it)',
+      'what the terminal shows: human (default: warnings, errors and pairings as plain lines) or json (every log line, as <data>/logs/host.log has it)',
   },
 ] as const satisfies readonly HostFlag[];
 

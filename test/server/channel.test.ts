@@ -47,7 +47,7 @@ describe('pairing and the channel', () => {
       await host.admin('GET', `/admin/api/offers/${offer.offerId}`)
     ).json()) as Record<string, unknown>;
     expect(status).toMatchObject({ state: 'paired', sas });
-    expect(host.output()).toContain(`"sas":"${sas}"`);
+    expect(host.output()).toContain(`, SAS ${sas}: it must match the device's screen`);
 
     await using channel = await RawChannel.open(paired);
     const info = await channel.request('host.info');
