@@ -2,19 +2,11 @@
  * The host key file, `<dataDir>/host-key.json`: `{"v":1,"seed":b64u}`, mode 0600. The push
  * key file (`push-key.json`, the VAPID P-256 secret) has the same form and rules.
  */
-import {
-  closeSync,
-  constants,
-  fstatSync,
-  fsyncSync,
-  openSync,
-  readFileSync,
-  unlinkSync,
-  writeSync,
-} from 'node:fs';
+import { closeSync, fsyncSync, openSync, unlinkSync, writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { z } from 'zod';
 import { b64u, b64uBytes, describeIssues, fromB64u, TetherError } from '../../protocol/index.js';
+import { readPrivateFile } from './private-file.js';
 
 const HostKeyFile = z.strictObject({ v: z.literal(1), seed: b64uBytes(32) });
 
@@ -37,38 +29,17 @@ function refuser(label: KeyLabel) {
  */
 export function readHostKeyFile(path: string, label: KeyLabel = 'host key'): Uint8Array | null {
   const refuse = refuser(label);
-  let fd: number;
-  try {
-    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return null;
-    if (code === 'ELOOP') throw refuse(path, 'is a symbolic link; refusing to use it', error);
-    throw refuse(path, `cannot be read: ${code}`, error);
-  }
-  let text: string;
-  try {
-    const stat = fstatSync(fd);
-    const mode = stat.mode & 0o777;
-    if (!stat.isFile()) throw refuse(path, 'is not a regular file');
-    if ((mode & 0o077) !== 0) {
-      throw refuse(
-        path,
-        `has mode 0${mode.toString(8)}, so others may read the host's ${label}. It must ` +
-          `be 0600. If no one else could have read it, run: chmod 600 "${path}"; otherwise ` +
-          (label === 'host key'
-            ? 'delete it (a new host identity is made and devices must pair again).'
-            : 'delete it (a new push key is made and devices must turn notifications on again).'),
-      );
-    }
-    const uid = process.getuid?.();
-    if (uid !== undefined && stat.uid !== uid) {
-      throw refuse(path, `belongs to another user (uid ${stat.uid}); refusing to use it`);
-    }
-    text = readFileSync(fd, 'utf8');
-  } finally {
-    closeSync(fd);
-  }
+  const text = readPrivateFile(
+    path,
+    (problem, cause) => refuse(path, problem, cause),
+    (mode) =>
+      `has mode ${mode}, so others may read the host's ${label}. It must ` +
+      `be 0600. If no one else could have read it, run: chmod 600 "${path}"; otherwise ` +
+      (label === 'host key'
+        ? 'delete it (a new host identity is made and devices must pair again).'
+        : 'delete it (a new push key is made and devices must turn notifications on again).'),
+  );
+  if (text === null) return null;
   let json: unknown;
   try {
     json = JSON.parse(text);

@@ -3,20 +3,11 @@
  * atomically. Read with the host key file's rules: no symbolic link, no file others may
  * read, none owned by another user.
  */
-import {
-  closeSync,
-  constants,
-  fstatSync,
-  fsyncSync,
-  openSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  writeSync,
-} from 'node:fs';
+import { closeSync, fsyncSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { z } from 'zod';
 import { TetherError } from '../../protocol/index.js';
+import { readPrivateFile } from './private-file.js';
 
 const SecretFile = z.strictObject({ v: z.literal(1), secret: z.string().min(1) });
 
@@ -29,34 +20,14 @@ const SecretFile = z.strictObject({ v: z.literal(1), secret: z.string().min(1) }
 export function readSecretFile(path: string, label: string): string | null {
   const refuse = (problem: string, cause?: unknown) =>
     new TetherError('internal', `${label} file ${path} ${problem}`, { cause });
-  let fd: number;
-  try {
-    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return null;
-    if (code === 'ELOOP') throw refuse('is a symbolic link; refusing to use it', error);
-    throw refuse(`cannot be read: ${code}`, error);
-  }
-  let text: string;
-  try {
-    const stat = fstatSync(fd);
-    const mode = stat.mode & 0o777;
-    if (!stat.isFile()) throw refuse('is not a regular file');
-    if ((mode & 0o077) !== 0) {
-      throw refuse(
-        `has mode 0${mode.toString(8)}, so others may read it. Run: chmod 600 "${path}" ` +
-          `(and replace the ${label} if someone else may have read it)`,
-      );
-    }
-    const uid = process.getuid?.();
-    if (uid !== undefined && stat.uid !== uid) {
-      throw refuse(`belongs to another user (uid ${stat.uid}); refusing to use it`);
-    }
-    text = readFileSync(fd, 'utf8');
-  } finally {
-    closeSync(fd);
-  }
+  const text = readPrivateFile(
+    path,
+    refuse,
+    (mode) =>
+      `has mode ${mode}, so others may read it. Run: chmod 600 "${path}" ` +
+      `(and replace the ${label} if someone else may have read it)`,
+  );
+  if (text === null) return null;
   let json: unknown;
   try {
     json = JSON.parse(text);
