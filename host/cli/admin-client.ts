@@ -58,7 +58,8 @@ function hostNotRunning(dataDir: string, why: string): TetherError {
   );
 }
 
-function isAlive(pid: number): boolean {
+/** Whether process `pid` exists (EPERM: it does, as another user's). */
+export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

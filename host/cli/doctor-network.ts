@@ -11,6 +11,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { readAdminFile } from '../server/index.js';
+import { isAlive } from './admin-client.js';
 import { localHostName } from '../tls/index.js';
 import { tetherCommand } from '../../common/cli/index.js';
 import type { CheckResult } from './doctor-checks.js';
@@ -20,15 +21,6 @@ export interface RunningHostInfo {
   url: string;
   port: number;
   pid: number;
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 export function runningHost(dataDir: string): RunningHostInfo | null {

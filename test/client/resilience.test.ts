@@ -27,6 +27,7 @@ import {
   type ScriptedModelServer,
 } from '../support/scripted-model-server.js';
 import { tempDir, type TempDir } from '../support/temp-dir.js';
+import { readStoredEvents } from '../support/store-events.js';
 import { until } from '../support/wait.js';
 import { stateWhere, statusOf } from './helpers.js';
 
@@ -67,16 +68,6 @@ async function within<T>(what: string, promise: Promise<T>): Promise<T> {
   }
 }
 
-const EventRow = z.object({
-  seq: z.number(),
-  type: z.string(),
-  at: z.number(),
-  session_id: z.string().nullable(),
-  run_id: z.string().nullable(),
-  tool_call_id: z.string().nullable(),
-  payload_json: z.string(),
-});
-
 /** Reads the host's database, read-only, while the host may be writing it. */
 function readStore<T>(read: (db: Database.Database) => T): T {
   const db = new Database(join(host.dataDir, 'tether.db'), { readonly: true, fileMustExist: true });
@@ -89,29 +80,9 @@ function readStore<T>(read: (db: Database.Database) => T): T {
 
 /** The store's events after `afterSeq`, as the wire carries them (less the derived `id`). */
 function storeEventsAfter(afterSeq: number): Omit<Event, 'id'>[] {
-  const rows = readStore((db) =>
-    db
-      .prepare(
-        'SELECT seq, type, at, session_id, run_id, tool_call_id, payload_json FROM events WHERE seq > ? ORDER BY seq',
-      )
-      .all(afterSeq),
-  );
-  return z
-    .array(EventRow)
-    .parse(rows)
-    .map(
-      (row) =>
-        ({
-          v: 1,
-          seq: row.seq,
-          type: row.type,
-          at: row.at,
-          sessionId: row.session_id,
-          runId: row.run_id,
-          toolCallId: row.tool_call_id,
-          payload: JSON.parse(row.payload_json) as unknown,
-        }) as Omit<Event, 'id'>,
-    );
+  return readStoredEvents(host.dataDir)
+    .filter((event) => event.seq > afterSeq)
+    .map(({ id: _id, ...event }) => ({ v: 1, ...event }) as Omit<Event, 'id'>);
 }
 
 const storeHead = () =>
