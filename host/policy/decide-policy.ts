@@ -154,8 +154,9 @@ async function decideCommand(
         `could make git run a program; it needs your approval.`,
     );
   }
+  const namesOnly = READS_NAMES_AS_DATA.has(path.basename(words.argv[0] ?? ''));
   for (const value of found.extra) {
-    const problem = await extraArgumentProblem(ctx, cwd.real, value, isProtected);
+    const problem = await extraArgumentProblem(ctx, cwd.real, value, isProtected, namesOnly);
     if (problem !== null) {
       return ask(`${because} ${problem.why}; it needs your approval.`, problem.access);
     }
@@ -164,14 +165,23 @@ async function decideCommand(
 }
 
 /**
+ * Programs that read a word naming no file as data of their own: git takes it for a
+ * revision (`HEAD^!`, a commit or tree hash), which shows every committed file, the
+ * protected ones too. Their extra words must name existing paths.
+ */
+const READS_NAMES_AS_DATA: ReadonlySet<string> = new Set(['git']);
+
+/**
  * Why an extra argument of an open rule cannot run unasked: it names a path outside the
- * workspace, a protected path, or a folder holding one. Null when it may.
+ * workspace, a protected path, or a folder holding one; or, with `existingOnly`, no path
+ * at all. Null when it may.
  */
 async function extraArgumentProblem(
   ctx: PolicyContext,
   cwd: string,
   value: string,
   isProtected: ProtectedPaths,
+  existingOnly: boolean,
 ): Promise<{ why: string; access?: PolicyAccess } | null> {
   const target = await locate(ctx, path.resolve(cwd, value));
   if (!target.ok) return { why: `Tether cannot check ${value}` };
@@ -183,7 +193,13 @@ async function extraArgumentProblem(
   }
   const protection = isProtected(target, 'write');
   if (protection !== null) return { why: `${value} is a protected path (${protection.why})` };
-  if (!(await isDirectory(target.real))) return null;
+  const kind = await kindOf(target.real);
+  if (kind === null && existingOnly) {
+    return {
+      why: `${value} names no file here, and git reads such a word as a revision, which can show any committed file`,
+    };
+  }
+  if (kind !== 'directory') return null;
   const inside = await findProtectedInside(target.real, isProtected);
   if (inside.found === 'unknown')
     return { why: `Tether cannot check the folder ${value}: ${inside.reason}` };
@@ -195,11 +211,11 @@ async function extraArgumentProblem(
   return null;
 }
 
-async function isDirectory(real: string): Promise<boolean> {
+async function kindOf(real: string): Promise<'directory' | 'other' | null> {
   try {
-    return (await stat(real)).isDirectory();
+    return (await stat(real)).isDirectory() ? 'directory' : 'other';
   } catch {
-    return false;
+    return null;
   }
 }
 

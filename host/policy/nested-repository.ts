@@ -3,7 +3,7 @@
  * repository's config, which the workspace supplies, so a command an allow rule lets
  * through must not run there unasked (docs/policy.md, "Commands that run unattended").
  */
-import { lstat } from 'node:fs/promises';
+import { lstat, stat } from 'node:fs/promises';
 import path from 'node:path';
 
 /**
@@ -22,19 +22,23 @@ export async function nestedRepository(cwd: string, workspace: string): Promise<
 }
 
 async function looksLikeBareRepository(folder: string): Promise<boolean> {
+  // Followed like git follows them: a symlinked HEAD, objects or refs counts.
   const [head, objects, refs] = await Promise.all(
-    ['HEAD', 'objects', 'refs'].map((name) => kindOf(path.join(folder, name))),
+    ['HEAD', 'objects', 'refs'].map((name) => kindOf(path.join(folder, name), stat)),
   );
   return head === 'file' && objects === 'directory' && refs === 'directory';
 }
 
 async function exists(entry: string): Promise<boolean> {
-  return (await kindOf(entry)) !== null;
+  return (await kindOf(entry, lstat)) !== null;
 }
 
-async function kindOf(entry: string): Promise<'file' | 'directory' | 'other' | null> {
+async function kindOf(
+  entry: string,
+  look: typeof stat,
+): Promise<'file' | 'directory' | 'other' | null> {
   try {
-    const stats = await lstat(entry);
+    const stats = await look(entry);
     if (stats.isFile()) return 'file';
     return stats.isDirectory() ? 'directory' : 'other';
   } catch {

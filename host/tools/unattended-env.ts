@@ -26,8 +26,9 @@ const UNATTENDED_GIT_CONFIG: readonly (readonly [string, string])[] = [
 
 /**
  * `base` made safe for a command that runs unattended in `workspace`: the git settings
- * above, pagers and prompts off, and `PATH` without entries that are empty, relative or
- * inside the workspace (so `git` is never a program the workspace supplies).
+ * above, pagers and prompts off, no repository discovered above the workspace, and `PATH`
+ * without entries that are empty, relative or inside the workspace (so `git` is never a
+ * program the workspace supplies).
  */
 export function unattendedEnvironment(
   base: Readonly<Record<string, string>>,
@@ -43,6 +44,9 @@ export function unattendedEnvironment(
   env.PAGER = 'cat';
   env.GIT_TERMINAL_PROMPT = '0';
   env.GIT_EDITOR = 'false';
+  // git looks for a repository no higher than the workspace: one above it would show
+  // (and let git act on) files outside the workspace.
+  env.GIT_CEILING_DIRECTORIES = path.dirname(workspace);
   if (base.PATH !== undefined) env.PATH = pathOutsideWorkspace(base.PATH, workspace);
   return env;
 }

@@ -6,7 +6,8 @@
  * The oracle below is written from the document, not from the code: a command runs
  * unasked only when a rule's words are its words, and any more words come after a rule
  * ending in "…", none an option, assignment or `ref:path`, each naming a path inside the
- * workspace that is neither protected nor a folder holding a protected path.
+ * workspace that is neither protected nor a folder holding a protected path (for git, a
+ * path that exists).
  */
 import { readFileSync } from 'node:fs';
 import { mkdir, symlink, writeFile } from 'node:fs/promises';
@@ -47,6 +48,12 @@ beforeAll(async () => {
   await symlink('../outside', path.join(workspace, 'link-out'));
   await symlink('.env', path.join(workspace, 'link-env'));
   await symlink('src', path.join(workspace, 'link-src'));
+  // A bare layout whose HEAD is a link, which git follows.
+  for (const folder of ['bare-link/objects', 'bare-link/refs/heads']) {
+    await mkdir(path.join(workspace, folder), { recursive: true });
+  }
+  await writeFile(path.join(workspace, 'bare-link', 'refs', 'heads', 'main'), '0'.repeat(40));
+  await symlink('refs/heads/main', path.join(workspace, 'bare-link', 'HEAD'));
 });
 afterAll(() => temp.remove());
 
@@ -58,13 +65,15 @@ function decide(command: string, policy: PolicyConfigInput, cwd?: string): Promi
 }
 
 /** Words a model might add, each with what the document says of it as an extra argument. */
-const WORDS: Readonly<Record<string, 'plain' | 'not-plain' | 'bad-path'>> = {
+const WORDS: Readonly<Record<string, 'plain' | 'missing' | 'not-plain' | 'bad-path'>> = {
   src: 'plain',
   'src/a.ts': 'plain',
   docs: 'plain',
   'docs/guide.md': 'plain',
-  main: 'plain',
-  'missing-file': 'plain',
+  main: 'missing',
+  'missing-file': 'missing',
+  'HEAD^!': 'missing',
+  '4b825dc642cb6eb9a060e54bf8d69288fbee4904': 'missing',
   'src/../docs': 'plain',
   'link-src': 'plain',
   '.gitignore': 'plain',
@@ -107,7 +116,10 @@ function documented(argv: readonly string[]): 'allow' | 'ask' {
     if (argv.length < fixed.length || fixed.some((word, i) => argv[i] !== word)) continue;
     const extra = argv.slice(fixed.length);
     if (!open && extra.length > 0) continue;
-    if (extra.every((word) => WORDS[word] === 'plain')) return 'allow';
+    // A word naming no file passes, but for git, which reads it as a revision.
+    const passes = (word: string) =>
+      WORDS[word] === 'plain' || (WORDS[word] === 'missing' && argv[0] !== 'git');
+    if (extra.every(passes)) return 'allow';
   }
   return 'ask';
 }
@@ -192,6 +204,9 @@ describe('issue 11 finding 1: options turn an allow rule into code execution', (
     'grep -rn TODO secretdir',
     'grep -rn TODO link-out',
     'grep -rn TODO /etc',
+    'git diff 4b825dc642cb6eb9a060e54bf8d69288fbee4904 HEAD',
+    'git diff HEAD^!',
+    'git diff main',
   ];
   it.each(openAttacks)('an open rule never lets through: %s', async (attack) => {
     expect((await decide(attack, openPolicy)).decision).toBe('ask');
@@ -207,7 +222,7 @@ describe('issue 11 finding 1: options turn an allow rule into code execution', (
     const policy = { commands: { allow: [['git', 'status']] } };
     expect((await decide('git status', policy)).decision).toBe('allow');
     expect((await decide('git status', policy, 'src')).decision).toBe('allow');
-    for (const cwd of ['.git', '.git/hooks', 'repo', 'bare', 'bare/refs']) {
+    for (const cwd of ['.git', '.git/hooks', 'repo', 'bare', 'bare/refs', 'bare-link']) {
       const decision = await decide('git status', policy, cwd);
       expect(decision.decision, `${cwd}: ${decision.reason}`).toBe('ask');
     }
@@ -239,6 +254,8 @@ describe("issue 11 finding 7: docs/policy.md's example is safe as written", () =
       'git log --oneline HEAD:.env',
       'git log --oneline .env',
       'git log --oneline secretdir',
+      'git log --oneline HEAD^!',
+      'git log --oneline 4b825dc642cb6eb9a060e54bf8d69288fbee4904',
     ];
     for (const attack of attacks) {
       expect((await decide(attack, policy)).decision, attack).not.toBe('allow');
@@ -247,7 +264,7 @@ describe("issue 11 finding 7: docs/policy.md's example is safe as written", () =
       'git status',
       'git diff',
       'git log --oneline',
-      'git log --oneline main src',
+      'git log --oneline src docs',
     ]) {
       expect((await decide(ok, policy)).decision, ok).toBe('allow');
     }

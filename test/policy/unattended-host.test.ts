@@ -157,6 +157,31 @@ describe('issue 11 finding 1: options turn an allow rule into code execution', (
   });
 });
 
+describe('an allowed git command sees no repository above the workspace', () => {
+  it('git status in a workspace inside a larger repository finds no repository', async () => {
+    await using host = await start({ commands: { allow: [['git', 'status']] } });
+    const outer = dirname(host.host.workspace);
+    writeFileSync(join(outer, 'deploy.key'), 'DB=pw\n');
+    git(outer, 'init', '-q');
+    // Run as an approved command would be, git status lists the file outside the workspace.
+    const plain = execFileSync('git', ['status', '--short'], { cwd: host.host.workspace });
+    expect(plain.toString()).toContain('deploy.key');
+
+    const runId = await propose(host, 'run_command', { command: 'git status' });
+    await waitForIdle(host, runId);
+    const call = callOf(host, runId);
+    expect(call).toMatchObject({ state: 'failed', result: { exitCode: 128 } });
+    const output = host.query(
+      (db) =>
+        db.prepare('SELECT model_content FROM tool_calls WHERE id = ?').get(call.id) as {
+          model_content: string;
+        },
+    );
+    expect(output.model_content).toContain('not a git repository');
+    expect(output.model_content).not.toContain('deploy.key');
+  });
+});
+
 describe('issue 11 finding 2: an allowed command must not run code from repository config', () => {
   const fsmonitor = (marker: string) =>
     `[core]\n\tbare = false\n\tworktree = ..\n\tfsmonitor = "touch ${marker}; false"\n`;
