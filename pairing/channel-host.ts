@@ -3,7 +3,7 @@
  * the frame cipher.
  */
 import nacl from 'tweetnacl';
-import { z } from 'zod';
+import { z } from 'zod/mini';
 import {
   b64u,
   fromB64u,

@@ -3,7 +3,7 @@
  * direction, the counter never sent, so any dropped, replayed or reordered frame fails.
  */
 import nacl from 'tweetnacl';
-import type { z } from 'zod';
+import type { z } from 'zod/mini';
 import {
   fromUtf8,
   MAX_FRAME_BYTES,
@@ -99,8 +99,8 @@ export class FrameCipher {
    * and leaves the channel open (the counter has moved on).
    */
   open(frame: Uint8Array): unknown;
-  open<S extends z.ZodType>(frame: Uint8Array, schema: S): z.output<S>;
-  open<S extends z.ZodType>(frame: Uint8Array, schema?: S): unknown {
+  open<S extends z.core.$ZodType>(frame: Uint8Array, schema: S): z.output<S>;
+  open<S extends z.core.$ZodType>(frame: Uint8Array, schema?: S): unknown {
     this.assertOpen();
     if (frame.length > MAX_FRAME_BYTES) {
       throw this.fail(`frame of ${frame.length} bytes exceeds ${MAX_FRAME_BYTES}`);
@@ -125,12 +125,12 @@ export class FrameCipher {
    * is a protocol error (and closes the cipher), a binary one is {@link FrameCipher.open}ed.
    */
   openFrame(data: Uint8Array | ArrayBuffer | string, isBinary: boolean): unknown;
-  openFrame<S extends z.ZodType>(
+  openFrame<S extends z.core.$ZodType>(
     data: Uint8Array | ArrayBuffer | string,
     isBinary: boolean,
     schema: S,
   ): z.output<S>;
-  openFrame<S extends z.ZodType>(
+  openFrame<S extends z.core.$ZodType>(
     data: Uint8Array | ArrayBuffer | string,
     isBinary: boolean,
     schema?: S,

@@ -1,7 +1,7 @@
 /**
  * Reading handshake text frames, and handshake failures as data (docs/protocol.md sections 2-4).
  */
-import { z } from 'zod';
+import { z } from 'zod/mini';
 import {
   describeIssues,
   type ErrorCode,
@@ -63,12 +63,12 @@ export function decodeFrame(frame: unknown): unknown {
 }
 
 /** Validates a handshake frame; `protocol_error` listing every issue when it does not fit. */
-export function parseFrame<S extends z.ZodType>(
+export function parseFrame<S extends z.core.$ZodType>(
   schema: S,
   value: unknown,
   what: string,
 ): z.output<S> {
-  const parsed = schema.safeParse(value);
+  const parsed = z.safeParse(schema, value);
   if (parsed.success) return parsed.data;
   const list = describeIssues(parsed.error)
     .map((issue) => `${issue.path}: ${issue.message}`)

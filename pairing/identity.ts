@@ -3,7 +3,7 @@
  */
 import { sha256 } from '@noble/hashes/sha2.js';
 import nacl from 'tweetnacl';
-import { z } from 'zod';
+import { z } from 'zod/mini';
 import {
   b64u,
   b64uBytes,

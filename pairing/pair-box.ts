@@ -3,7 +3,7 @@
  * (docs/protocol.md §3).
  */
 import nacl from 'tweetnacl';
-import type { z } from 'zod';
+import { z } from 'zod/mini';
 import { b64u, concatBytes, fromB64u, fromUtf8, utf8 } from '../protocol/index.js';
 
 const NONCE_BYTES = nacl.secretbox.nonceLength;
@@ -14,7 +14,7 @@ export function sealPairBox(value: object, key: Uint8Array, nonce: Uint8Array): 
 }
 
 /** Opens a pair box and validates what it holds; `undefined` when any of that fails. */
-export function openPairBox<S extends z.ZodType>(
+export function openPairBox<S extends z.core.$ZodType>(
   box: string,
   key: Uint8Array,
   schema: S,
@@ -25,7 +25,7 @@ export function openPairBox<S extends z.ZodType>(
     const plaintext = nacl.secretbox.open(bytes.subarray(NONCE_BYTES), nonce, key);
     if (plaintext === null) return undefined;
     const value: unknown = JSON.parse(fromUtf8(plaintext));
-    const parsed = schema.safeParse(value);
+    const parsed = z.safeParse(schema, value);
     return parsed.success ? parsed.data : undefined;
   } catch {
     // Not base64url, shorter than a nonce, not UTF-8 or not JSON.

@@ -2,7 +2,7 @@
  * What a device keeps per paired host (docs/protocol.md §3, end), stored as JSON and
  * validated on read.
  */
-import { z } from 'zod';
+import { z } from 'zod/mini';
 import { b64uBytes, fromB64u, parseWith, PeerId } from '../protocol/index.js';
 import { identityFromSeed, peerIdOf } from './identity.js';
 import { isOrigin } from './pair-link.js';
@@ -13,21 +13,23 @@ import { isOrigin } from './pair-link.js';
  */
 export const PairedHost = z
   .object({
-    origin: z.string().refine(isOrigin, 'expected an http(s) origin'),
+    origin: z.string().check(z.refine(isOrigin, 'expected an http(s) origin')),
     hostId: PeerId,
     hostPk: b64uBytes(32),
-    hostName: z.string().min(1).max(64),
+    hostName: z.string().check(z.minLength(1), z.maxLength(64)),
     deviceId: PeerId,
     deviceSeed: b64uBytes(32),
   })
-  .refine((record) => peerIdOf(fromB64u(record.hostPk)) === record.hostId, {
-    message: 'hostId does not match hostPk',
-    path: ['hostId'],
-  })
-  .refine((record) => identityFromSeed(fromB64u(record.deviceSeed)).id === record.deviceId, {
-    message: 'deviceId does not match deviceSeed',
-    path: ['deviceId'],
-  });
+  .check(
+    z.refine((record) => peerIdOf(fromB64u(record.hostPk)) === record.hostId, {
+      message: 'hostId does not match hostPk',
+      path: ['hostId'],
+    }),
+    z.refine((record) => identityFromSeed(fromB64u(record.deviceSeed)).id === record.deviceId, {
+      message: 'deviceId does not match deviceSeed',
+      path: ['deviceId'],
+    }),
+  );
 export type PairedHost = z.infer<typeof PairedHost>;
 
 /** Reads a stored record back; throws `invalid_request` listing what is wrong with it. */

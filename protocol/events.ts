@@ -1,7 +1,7 @@
 /**
  * Durable events (docs/protocol.md §6.4): the envelope and one payload schema per type.
  */
-import { z } from 'zod';
+import { z } from 'zod/mini';
 import { Digest, JsonObject, Millis, OpaqueId, PeerId, Seq } from './primitives.js';
 import { ApprovalPreview } from './records.js';
 
@@ -9,7 +9,7 @@ const ToolFinishedStatus = z.enum(['succeeded', 'failed', 'cancelled', 'unknown'
 const RunFinishedState = z.enum(['succeeded', 'failed', 'cancelled', 'interrupted']);
 const HostLifecycle = z.looseObject({
   instance: z.string(),
-  interruptedRuns: z.array(OpaqueId).optional(),
+  interruptedRuns: z.optional(z.array(OpaqueId)),
 });
 const DeviceChange = z.looseObject({ deviceId: PeerId, name: z.string() });
 
@@ -18,26 +18,26 @@ const EVENT_PAYLOADS = {
   'session.created': z.looseObject({ title: z.string(), workspace: z.string() }),
   'run.queued': z.looseObject({
     input: z.looseObject({ text: z.string() }),
-    model: z.string().nullable(),
+    model: z.nullable(z.string()),
     commandId: z.string(),
     by: z.string(),
-    continuesRunId: OpaqueId.optional(),
+    continuesRunId: z.optional(OpaqueId),
   }),
   'run.started': z.looseObject({}),
-  'model.request': z.looseObject({ index: z.number().int().nonnegative(), model: z.string() }),
+  'model.request': z.looseObject({ index: z.int().check(z.nonnegative()), model: z.string() }),
   'model.retry': z.looseObject({
-    attempt: z.number().int().positive(),
-    maxAttempts: z.number().int().positive(),
-    delayMs: z.number().int().nonnegative(),
+    attempt: z.int().check(z.positive()),
+    maxAttempts: z.int().check(z.positive()),
+    delayMs: z.int().check(z.nonnegative()),
     reason: z.string(),
-    status: z.number().int().optional(),
+    status: z.optional(z.int()),
   }),
   'message.completed': z.looseObject({
     messageId: OpaqueId,
     text: z.string(),
-    reasoning: z.string().optional(),
+    reasoning: z.optional(z.string()),
     finishReason: z.string(),
-    usage: JsonObject.optional(),
+    usage: z.optional(JsonObject),
   }),
   'tool.proposed': z.looseObject({ name: z.string(), input: z.unknown(), inputDigest: Digest }),
   'tool.approval_requested': z.looseObject({
@@ -54,35 +54,35 @@ const EVENT_PAYLOADS = {
     approvalId: OpaqueId,
     decision: z.enum(['approved', 'denied', 'expired', 'cancelled']),
     by: z.string(),
-    reason: z.string().optional(),
+    reason: z.optional(z.string()),
   }),
-  'tool.started': z.looseObject({ attempt: z.number().int().positive() }),
+  'tool.started': z.looseObject({ attempt: z.int().check(z.positive()) }),
   'tool.finished': z.looseObject({
     status: ToolFinishedStatus,
     summary: z.string(),
-    exitCode: z.number().int().nullable().optional(),
-    signal: z.string().nullable().optional(),
-    bytes: z.number().int().nonnegative().optional(),
-    truncated: z.boolean().optional(),
-    error: z.looseObject({ code: z.string(), message: z.string() }).optional(),
+    exitCode: z.optional(z.nullable(z.int())),
+    signal: z.optional(z.nullable(z.string())),
+    bytes: z.optional(z.int().check(z.nonnegative())),
+    truncated: z.optional(z.boolean()),
+    error: z.optional(z.looseObject({ code: z.string(), message: z.string() })),
   }),
   'tool.reconciled': z.looseObject({
     outcome: z.enum(['happened', 'did_not_happen', 'unknown']),
     by: z.string(),
-    note: z.string().optional(),
+    note: z.optional(z.string()),
   }),
   'artifact.created': z.looseObject({
     artifactId: OpaqueId,
     kind: z.string(),
     name: z.string(),
-    bytes: z.number().int().nonnegative(),
+    bytes: z.int().check(z.nonnegative()),
     sha256: z.string(),
   }),
   'run.cancel_requested': z.looseObject({ by: z.string() }),
   'run.finished': z.looseObject({
     state: RunFinishedState,
-    reason: z.string().optional(),
-    error: z.looseObject({ code: z.string(), message: z.string() }).optional(),
+    reason: z.optional(z.string()),
+    error: z.optional(z.looseObject({ code: z.string(), message: z.string() })),
   }),
   'session.idle': z.looseObject({}),
   'device.paired': DeviceChange,
@@ -100,9 +100,9 @@ const envelope = {
   seq: Seq,
   id: OpaqueId,
   at: Millis,
-  sessionId: OpaqueId.nullable(),
-  runId: OpaqueId.nullable(),
-  toolCallId: OpaqueId.nullable(),
+  sessionId: z.nullable(OpaqueId),
+  runId: z.nullable(OpaqueId),
+  toolCallId: z.nullable(OpaqueId),
 };
 
 function eventSchema<T extends EventType>(type: T) {

@@ -1,7 +1,7 @@
 /**
  * Messages inside encrypted frames (docs/protocol.md §6).
  */
-import { z } from 'zod';
+import { z } from 'zod/mini';
 import { TetherError } from './errors.js';
 import { Event } from './events.js';
 import { OPS, isOpName, type OpArgs, type OpName } from './ops.js';
@@ -10,8 +10,8 @@ import { parseWith } from './validate.js';
 
 export const RequestMessage = z.strictObject({
   t: z.literal('req'),
-  id: z.string().min(1).max(128),
-  op: z.string().min(1).max(64),
+  id: z.string().check(z.minLength(1), z.maxLength(128)),
+  op: z.string().check(z.minLength(1), z.maxLength(64)),
   args: JsonObject,
 });
 export type RequestMessage = z.infer<typeof RequestMessage>;
@@ -26,7 +26,7 @@ const WireErrorSchema = z.looseObject({
   code: z.string(),
   message: z.string(),
   retryable: z.boolean(),
-  details: JsonObject.optional(),
+  details: z.optional(JsonObject),
 });
 
 export const ResponseMessage = z.union([
@@ -55,16 +55,16 @@ export const PreviewMessage = z.looseObject({
   t: z.literal('preview'),
   runId: OpaqueId,
   messageId: OpaqueId,
-  offset: z.number().int().nonnegative(),
+  offset: z.int().check(z.nonnegative()),
   text: z.string(),
-  reasoning: z.string().optional(),
+  reasoning: z.optional(z.string()),
 });
 export type PreviewMessage = z.infer<typeof PreviewMessage>;
 
 export const OutputMessage = z.looseObject({
   t: z.literal('output'),
   toolCallId: OpaqueId,
-  offset: z.number().int().nonnegative(),
+  offset: z.int().check(z.nonnegative()),
   text: z.string(),
 });
 export type OutputMessage = z.infer<typeof OutputMessage>;
@@ -85,7 +85,7 @@ const PongMessage = z.looseObject({ t: z.literal('pong') });
 export const StatusMessage = z.looseObject({
   t: z.literal('status'),
   persistence: z.enum(['ok', 'failed']),
-  message: z.string().optional(),
+  message: z.optional(z.string()),
 });
 export type StatusMessage = z.infer<typeof StatusMessage>;
 

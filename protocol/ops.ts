@@ -3,7 +3,7 @@
  * Args are strict (an unknown field is a clear `invalid_request`); results are loose so a
  * newer host may add fields.
  */
-import { z } from 'zod';
+import { z } from 'zod/mini';
 import {
   Approval,
   Artifact,
@@ -17,7 +17,7 @@ import {
   Workspace,
 } from './records.js';
 import { CommandId, Digest, Millis, OpaqueId, PeerId, Seq } from './primitives.js';
-import { PushKind, PushSubscription } from './push.js';
+import { PushSubscription, SubscribablePushKind } from './push.js';
 import { RunState } from './states.js';
 
 /** Largest page of output or artifact text one read returns (bytes). */
@@ -25,20 +25,20 @@ export const MAX_READ_BYTES = 262_144;
 
 const Empty = z.strictObject({});
 const EmptyResult = z.looseObject({});
-const PageLimit = z.number().int().min(1).max(200);
-const Note = z.string().max(2000);
+const PageLimit = z.int().check(z.minimum(1), z.maximum(200));
+const Note = z.string().check(z.maxLength(2000));
 
 const PageRange = {
-  offset: z.number().int().nonnegative(),
-  limit: z.number().int().min(1).max(MAX_READ_BYTES),
+  offset: z.int().check(z.nonnegative()),
+  limit: z.int().check(z.minimum(1), z.maximum(MAX_READ_BYTES)),
 };
 
 const ReadResult = z.looseObject({
   text: z.string(),
-  offset: z.number().int().nonnegative(),
-  nextOffset: z.number().int().nonnegative(),
+  offset: z.int().check(z.nonnegative()),
+  nextOffset: z.int().check(z.nonnegative()),
   eof: z.boolean(),
-  totalBytes: z.number().int().nonnegative(),
+  totalBytes: z.int().check(z.nonnegative()),
   truncated: z.boolean(),
 });
 
@@ -48,7 +48,7 @@ export const RunGetResult = z.looseObject({
   toolCalls: z.array(ToolCall),
   approvals: z.array(Approval),
   artifacts: z.array(Artifact),
-  live: LiveState.optional(),
+  live: z.optional(LiveState),
   cursor: Seq,
 });
 export type RunGetResult = z.infer<typeof RunGetResult>;
@@ -84,26 +84,26 @@ export const OPS = {
       workspaces: z.array(Workspace),
       limits: z.record(z.string(), z.unknown()),
       /** Extensions (docs/protocol.md): whether the store can commit; the demo model's label. */
-      persistence: z
-        .looseObject({
+      persistence: z.optional(
+        z.looseObject({
           ok: z.boolean(),
-          since: z.number().optional(),
-          message: z.string().optional(),
-        })
-        .optional(),
-      modelNotice: z.string().optional(),
+          since: z.optional(z.number()),
+          message: z.optional(z.string()),
+        }),
+      ),
+      modelNotice: z.optional(z.string()),
       /** Web Push (docs/push.md): the VAPID public key a remote subscribes with. */
-      push: z.looseObject({ vapidPublicKey: z.string() }).optional(),
+      push: z.optional(z.looseObject({ vapidPublicKey: z.string() })),
     }),
   },
   'run.submit': {
     command: true,
     args: z.strictObject({
       commandId: CommandId,
-      sessionId: OpaqueId.optional(),
-      workspace: z.string().min(1).max(4096).optional(),
+      sessionId: z.optional(OpaqueId),
+      workspace: z.optional(z.string().check(z.minLength(1), z.maxLength(4096))),
       input: RunInput,
-      model: z.string().min(1).max(200).optional(),
+      model: z.optional(z.string().check(z.minLength(1), z.maxLength(200))),
     }),
     result: z.looseObject({
       runId: OpaqueId,
@@ -119,7 +119,7 @@ export const OPS = {
   },
   'run.continue': {
     command: true,
-    args: z.strictObject({ commandId: CommandId, runId: OpaqueId, input: RunInput.optional() }),
+    args: z.strictObject({ commandId: CommandId, runId: OpaqueId, input: z.optional(RunInput) }),
     result: z.looseObject({ runId: OpaqueId }),
   },
   'approval.respond': {
@@ -130,7 +130,7 @@ export const OPS = {
       toolCallId: OpaqueId,
       inputDigest: Digest,
       decision: z.enum(['approve', 'deny']),
-      note: Note.optional(),
+      note: z.optional(Note),
     }),
     result: z.looseObject({ status: z.enum(['approved', 'denied']) }),
   },
@@ -140,39 +140,42 @@ export const OPS = {
       commandId: CommandId,
       toolCallId: OpaqueId,
       outcome: z.enum(['happened', 'did_not_happen', 'unknown']),
-      note: Note.optional(),
+      note: z.optional(Note),
     }),
     result: EmptyResult,
   },
   subscribe: {
     command: false,
-    args: z.strictObject({ afterSeq: Seq.optional(), scope: SubscribeScope.optional() }),
+    args: z.strictObject({ afterSeq: z.optional(Seq), scope: z.optional(SubscribeScope) }),
     result: z.looseObject({
       sub: z.string(),
       mode: z.enum(['replay', 'snapshot']),
       cursor: Seq,
-      snapshot: z.union([UnscopedSnapshot, RunGetResult, z.looseObject({})]).optional(),
+      snapshot: z.optional(z.union([UnscopedSnapshot, RunGetResult, z.looseObject({})])),
     }),
   },
   unsubscribe: {
     command: false,
-    args: z.strictObject({ sub: z.string().min(1).max(128) }),
+    args: z.strictObject({ sub: z.string().check(z.minLength(1), z.maxLength(128)) }),
     result: EmptyResult,
   },
   'sessions.list': {
     command: false,
-    args: z.strictObject({ limit: PageLimit.optional(), before: z.string().max(256).optional() }),
-    result: z.looseObject({ sessions: z.array(Session), next: z.string().optional() }),
+    args: z.strictObject({
+      limit: z.optional(PageLimit),
+      before: z.optional(z.string().check(z.maxLength(256))),
+    }),
+    result: z.looseObject({ sessions: z.array(Session), next: z.optional(z.string()) }),
   },
   'runs.list': {
     command: false,
     args: z.strictObject({
-      sessionId: OpaqueId.optional(),
-      states: z.array(RunState).max(8).optional(),
-      limit: PageLimit.optional(),
-      before: z.string().max(256).optional(),
+      sessionId: z.optional(OpaqueId),
+      states: z.optional(z.array(RunState).check(z.maxLength(8))),
+      limit: z.optional(PageLimit),
+      before: z.optional(z.string().check(z.maxLength(256))),
     }),
-    result: z.looseObject({ runs: z.array(Run), next: z.string().optional() }),
+    result: z.looseObject({ runs: z.array(Run), next: z.optional(z.string()) }),
   },
   'run.get': {
     command: false,
@@ -212,10 +215,7 @@ export const OPS = {
     args: z.strictObject({
       commandId: CommandId,
       subscription: PushSubscription,
-      kinds: z
-        .array(PushKind.exclude(['test']))
-        .max(8)
-        .optional(),
+      kinds: z.optional(z.array(SubscribablePushKind).check(z.maxLength(8))),
     }),
     result: EmptyResult,
   },
@@ -229,8 +229,8 @@ export const OPS = {
     args: z.strictObject({ commandId: CommandId }),
     result: z.looseObject({
       status: z.enum(['delivered', 'failed']),
-      httpStatus: z.number().int().optional(),
-      error: z.string().optional(),
+      httpStatus: z.optional(z.int()),
+      error: z.optional(z.string()),
     }),
   },
 } as const;

@@ -1,8 +1,9 @@
 /**
  * Small schemas shared by messages, records and events.
  */
-import { z } from 'zod';
+import { z } from 'zod/mini';
 import { isB64uOfLength } from './encoding.js';
+import './zod-messages.js';
 
 /** The protocol version this code speaks. */
 export const PROTOCOL_VERSION = 1;
@@ -12,17 +13,16 @@ export const MAX_FRAME_BYTES = 1024 * 1024;
 
 /** Canonical base64url of exactly `length` bytes. */
 export function b64uBytes(length: number) {
-  return z.string().refine((text) => isB64uOfLength(text, length), {
-    message: `expected base64url of ${length} bytes`,
-  });
+  return z.string().check(
+    z.refine((text) => isB64uOfLength(text, length), {
+      message: `expected base64url of ${length} bytes`,
+    }),
+  );
 }
 
 /** Canonical base64url of any length (at most `maxChars` characters). */
 export const b64uString = (maxChars: number) =>
-  z
-    .string()
-    .max(maxChars)
-    .regex(/^[A-Za-z0-9_-]*$/, 'expected base64url');
+  z.string().check(z.maxLength(maxChars), z.regex(/^[A-Za-z0-9_-]*$/, 'expected base64url'));
 
 /** `hostId` and `deviceId`: b64u of 16 bytes (22 characters). */
 export const PeerId = b64uBytes(16);
@@ -30,22 +30,28 @@ export const PeerId = b64uBytes(16);
 /** A command id made by a remote: 16-64 characters (docs/protocol.md §6.1). */
 export const CommandId = z
   .string()
-  .min(16)
-  .max(64)
-  .regex(/^[\x21-\x7e]+$/, 'expected printable ASCII without spaces');
+  .check(
+    z.minLength(16),
+    z.maxLength(64),
+    z.regex(/^[\x21-\x7e]+$/, 'expected printable ASCII without spaces'),
+  );
 
 /** Milliseconds since the Unix epoch. */
-export const Millis = z.number().int().nonnegative();
+export const Millis = z.int().check(z.nonnegative());
 
-export const Seq = z.number().int().nonnegative();
+export const Seq = z.int().check(z.nonnegative());
 
 /** `sha256:` + 64 lowercase hex digits. */
-export const Digest = z.string().regex(/^sha256:[0-9a-f]{64}$/, 'expected sha256:<64 hex>');
+export const Digest = z
+  .string()
+  .check(z.regex(/^sha256:[0-9a-f]{64}$/, 'expected sha256:<64 hex>'));
 
 /** Lowercase hex SHA-256 of a file's bytes. */
-export const Sha256Hex = z.string().regex(/^[0-9a-f]{64}$/, 'expected 64 lowercase hex digits');
+export const Sha256Hex = z
+  .string()
+  .check(z.regex(/^[0-9a-f]{64}$/, 'expected 64 lowercase hex digits'));
 
 /** A host-chosen opaque id (`run_…`, `tc_…`). Clients never parse it. */
-export const OpaqueId = z.string().min(1).max(128);
+export const OpaqueId = z.string().check(z.minLength(1), z.maxLength(128));
 
 export const JsonObject = z.record(z.string(), z.unknown());

@@ -3,7 +3,7 @@
  * may ask for, a device's push state in `devices.list`, and the payload the host encrypts
  * to the subscription (RFC 8291) for the app's service worker to show.
  */
-import { z } from 'zod';
+import { z } from 'zod/mini';
 import { b64uBytes, Millis, OpaqueId, PeerId } from './primitives.js';
 
 /**
@@ -11,8 +11,12 @@ import { b64uBytes, Millis, OpaqueId, PeerId } from './primitives.js';
  * `run_interrupted`: any run ended so. `run_ended`: any end of a run this device submitted
  * (only when the subscription asks for it). `test`: `push.test`.
  */
-export const PushKind = z.enum(['approval', 'run_failed', 'run_interrupted', 'run_ended', 'test']);
+const SUBSCRIBABLE_PUSH_KINDS = ['approval', 'run_failed', 'run_interrupted', 'run_ended'] as const;
+export const PushKind = z.enum([...SUBSCRIBABLE_PUSH_KINDS, 'test']);
 export type PushKind = z.infer<typeof PushKind>;
+
+/** The kinds `push.subscribe` may ask for: all but `test`, which only `push.test` sends. */
+export const SubscribablePushKind = z.enum(SUBSCRIBABLE_PUSH_KINDS);
 
 /** The kinds a subscription gets when `push.subscribe` names none. */
 export const DEFAULT_PUSH_KINDS: readonly PushKind[] = [
@@ -28,16 +32,16 @@ export const DEFAULT_PUSH_KINDS: readonly PushKind[] = [
  * both canonical base64url (no padding). The app reaches it as `OPS['push.subscribe'].args`.
  */
 export const PushSubscription = z.strictObject({
-  endpoint: z.string().min(1).max(2048),
-  expirationTime: Millis.nullable().optional(),
+  endpoint: z.string().check(z.minLength(1), z.maxLength(2048)),
+  expirationTime: z.optional(z.nullable(Millis)),
   keys: z.strictObject({ p256dh: b64uBytes(65), auth: b64uBytes(16) }),
 });
 
 /** A device's push state as `devices.list` shows it. */
 export const DevicePush = z.looseObject({
   subscribed: z.boolean(),
-  lastDeliveredAt: Millis.nullable(),
-  lastError: z.string().nullable(),
+  lastDeliveredAt: z.nullable(Millis),
+  lastError: z.nullable(z.string()),
 });
 export type DevicePush = z.infer<typeof DevicePush>;
 
@@ -52,8 +56,8 @@ export const PushPayload = z.looseObject({
   kind: PushKind,
   hostId: PeerId,
   hostName: z.string(),
-  runId: OpaqueId.nullable(),
-  approvalId: OpaqueId.optional(),
+  runId: z.nullable(OpaqueId),
+  approvalId: z.optional(OpaqueId),
   title: z.string(),
   body: z.string(),
   tag: z.string(),

@@ -2,12 +2,14 @@
  * Records carried in results, snapshots and events (docs/protocol.md §6.3). Host-made
  * records keep unknown fields (`looseObject`) so a newer host can add fields safely.
  */
-import { z } from 'zod';
+import { z } from 'zod/mini';
 import { Digest, JsonObject, Millis, OpaqueId, PeerId, Sha256Hex } from './primitives.js';
 import { DevicePush } from './push.js';
 import { ApprovalState, RunState, ToolCallState } from './states.js';
 
-export const RunInput = z.strictObject({ text: z.string().min(1).max(100_000) });
+export const RunInput = z.strictObject({
+  text: z.string().check(z.minLength(1), z.maxLength(100_000)),
+});
 export type RunInput = z.infer<typeof RunInput>;
 
 /** Why a run failed or stopped, for people and for code. */
@@ -19,7 +21,7 @@ export const Session = z.looseObject({
   title: z.string(),
   workspace: z.string(),
   createdAt: Millis,
-  activeRunId: OpaqueId.nullable(),
+  activeRunId: z.nullable(OpaqueId),
 });
 export type Session = z.infer<typeof Session>;
 
@@ -28,12 +30,12 @@ export const Run = z.looseObject({
   sessionId: OpaqueId,
   state: RunState,
   input: z.looseObject({ text: z.string() }),
-  model: z.string().nullable(),
+  model: z.nullable(z.string()),
   createdAt: Millis,
-  startedAt: Millis.nullable(),
-  finishedAt: Millis.nullable(),
-  continuesRunId: OpaqueId.nullable(),
-  error: RunError.nullable(),
+  startedAt: z.nullable(Millis),
+  finishedAt: z.nullable(Millis),
+  continuesRunId: z.nullable(OpaqueId),
+  error: z.nullable(RunError),
 });
 export type Run = z.infer<typeof Run>;
 
@@ -44,9 +46,9 @@ export const ToolCall = z.looseObject({
   input: z.unknown(),
   inputDigest: Digest,
   state: ToolCallState,
-  startedAt: Millis.nullable(),
-  finishedAt: Millis.nullable(),
-  result: JsonObject.nullable(),
+  startedAt: z.nullable(Millis),
+  finishedAt: z.nullable(Millis),
+  result: z.nullable(JsonObject),
 });
 export type ToolCall = z.infer<typeof ToolCall>;
 
@@ -71,22 +73,22 @@ export const ApprovalPreview = z.discriminatedUnion('kind', [
     kind: z.literal('command'),
     command: z.string(),
     cwd: z.string(),
-    outside: OutsideAccess.optional(),
+    outside: z.optional(OutsideAccess),
   }),
   z.looseObject({
     kind: z.literal('write'),
     path: z.string(),
-    realPath: z.string().optional(),
+    realPath: z.optional(z.string()),
     diff: z.string(),
-    baseSha256: Sha256Hex.nullable(),
+    baseSha256: z.nullable(Sha256Hex),
     newSha256: Sha256Hex,
-    outside: OutsideAccess.optional(),
+    outside: z.optional(OutsideAccess),
   }),
   z.looseObject({
     kind: z.literal('path'),
     path: z.string(),
     access: z.string(),
-    outside: OutsideAccess.optional(),
+    outside: z.optional(OutsideAccess),
   }),
 ]);
 export type ApprovalPreview = z.infer<typeof ApprovalPreview>;
@@ -103,7 +105,7 @@ export const Approval = z.looseObject({
   preview: ApprovalPreview,
   reason: z.string(),
   expiresAt: Millis,
-  decidedBy: z.string().nullable(),
+  decidedBy: z.nullable(z.string()),
 });
 export type Approval = z.infer<typeof Approval>;
 
@@ -112,9 +114,9 @@ export const Message = z.looseObject({
   id: OpaqueId,
   runId: OpaqueId,
   text: z.string(),
-  reasoning: z.string().nullable(),
+  reasoning: z.nullable(z.string()),
   finishReason: z.string(),
-  usage: JsonObject.nullable(),
+  usage: z.nullable(JsonObject),
   createdAt: Millis,
 });
 export type Message = z.infer<typeof Message>;
@@ -122,10 +124,10 @@ export type Message = z.infer<typeof Message>;
 export const Artifact = z.looseObject({
   id: OpaqueId,
   runId: OpaqueId,
-  toolCallId: OpaqueId.nullable(),
+  toolCallId: z.nullable(OpaqueId),
   kind: z.string(),
   name: z.string(),
-  bytes: z.number().int().nonnegative(),
+  bytes: z.int().check(z.nonnegative()),
   sha256: Sha256Hex,
   createdAt: Millis,
 });
@@ -136,11 +138,11 @@ export const Device = z.looseObject({
   name: z.string(),
   platform: z.string(),
   pairedAt: Millis,
-  lastSeenAt: Millis.nullable(),
+  lastSeenAt: z.nullable(Millis),
   revoked: z.boolean(),
   current: z.boolean(),
   /** Web Push state (docs/push.md); absent from hosts without push. */
-  push: DevicePush.optional(),
+  push: z.optional(DevicePush),
 });
 export type Device = z.infer<typeof Device>;
 
@@ -150,11 +152,9 @@ export type Workspace = z.infer<typeof Workspace>;
 /** In-progress, not durable state attached to `run.get` and run snapshots. */
 export const LiveState = z.looseObject({
   durable: z.literal(false),
-  messageId: OpaqueId.nullable(),
+  messageId: z.nullable(OpaqueId),
   text: z.string(),
   reasoning: z.string(),
-  outputs: z.array(
-    z.looseObject({ toolCallId: OpaqueId, offset: z.number().int(), text: z.string() }),
-  ),
+  outputs: z.array(z.looseObject({ toolCallId: OpaqueId, offset: z.int(), text: z.string() })),
 });
 export type LiveState = z.infer<typeof LiveState>;

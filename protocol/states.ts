@@ -2,7 +2,7 @@
  * Run and tool-call state machines as data (docs/protocol.md §7). The host guards every
  * state change with {@link canTransition}; terminal states are never rewritten.
  */
-import { z } from 'zod';
+import { z } from 'zod/mini';
 
 export const RUN_STATES = [
   'queued',

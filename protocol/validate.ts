@@ -1,7 +1,7 @@
 /**
  * Validation at the edge: every frame, body and argument goes through a zod schema.
  */
-import type { z } from 'zod';
+import { z } from 'zod/mini';
 import { TetherError } from './errors.js';
 
 /** One validation problem, as sent in `details.issues`. */
@@ -10,7 +10,7 @@ export interface ValidationIssue {
   message: string;
 }
 
-export function describeIssues(error: z.ZodError): ValidationIssue[] {
+export function describeIssues(error: z.core.$ZodError): ValidationIssue[] {
   return error.issues.map((issue) => ({
     path: issue.path.length === 0 ? '(root)' : issue.path.map(String).join('.'),
     message: issue.message,
@@ -21,12 +21,12 @@ export function describeIssues(error: z.ZodError): ValidationIssue[] {
  * Parses `value` with `schema`, or throws `invalid_request` whose message lists every
  * issue (`args.input.text: Invalid input: expected string`) and whose details carry them.
  */
-export function parseWith<S extends z.ZodType>(
+export function parseWith<S extends z.core.$ZodType>(
   schema: S,
   value: unknown,
   what: string,
 ): z.output<S> {
-  const parsed = schema.safeParse(value);
+  const parsed = z.safeParse(schema, value);
   if (parsed.success) return parsed.data;
   const issues = describeIssues(parsed.error);
   const list = issues.map((issue) => `${issue.path}: ${issue.message}`).join('; ');

@@ -21,10 +21,12 @@ const editFileInput = z.strictObject({
         'endings included).',
     ),
   newText: z.string().describe('The text that replaces oldText (empty to delete it).'),
-  expectedSha256: Sha256Hex.optional().describe(
-    'The sha256 read_file gave for the file; when set, the edit is made only if the file ' +
-      'still has it.',
-  ),
+  expectedSha256: z
+    .optional(Sha256Hex)
+    .describe(
+      'The sha256 read_file gave for the file; when set, the edit is made only if the file ' +
+        'still has it.',
+    ),
 });
 
 /** Validated input of `edit_file`. */

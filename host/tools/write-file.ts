@@ -19,10 +19,12 @@ const writeFileInput = z.strictObject({
       error: `expected at most ${formatBytes(FILE_WRITE_MAX_BYTES)} of UTF-8`,
     })
     .describe('The whole new content of the file, as UTF-8 text.'),
-  expectedSha256: Sha256Hex.nullable().describe(
-    'The sha256 read_file reported for the file as it is now, or null to create a file ' +
-      'that must not exist yet.',
-  ),
+  expectedSha256: z
+    .nullable(Sha256Hex)
+    .describe(
+      'The sha256 read_file reported for the file as it is now, or null to create a file ' +
+        'that must not exist yet.',
+    ),
 });
 
 /** Validated input of `write_file`. */

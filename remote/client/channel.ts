@@ -3,7 +3,7 @@
  * pushed messages handed on in frame order, keepalive, and the end of the connection.
  * Answers and pushes are delivered synchronously, in the order their frames arrived.
  */
-import { z } from 'zod';
+import { z } from 'zod/mini';
 import {
   Event,
   HostMessage,
@@ -50,7 +50,7 @@ export interface ChannelHandlers {
 const EventsEnvelope = z.looseObject({
   t: z.literal('events'),
   sub: z.string(),
-  events: z.array(z.looseObject({ seq: Seq })).min(1),
+  events: z.array(z.looseObject({ seq: Seq })).check(z.minLength(1)),
 });
 const ResponseId = z.looseObject({ t: z.literal('res'), id: z.string() });
 

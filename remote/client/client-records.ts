@@ -2,7 +2,7 @@
  * What a client installation keeps (docs/protocol.md sections 1 and 3): its one device
  * identity, made once, and one record per paired host.
  */
-import { z } from 'zod';
+import { z } from 'zod/mini';
 import {
   createIdentity,
   deserializeIdentity,

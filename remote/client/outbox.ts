@@ -2,7 +2,7 @@
  * The durable outbox (docs/protocol.md §6.1): every command gets its commandId and is stored
  * before its first send, and stays until the host answers it for good.
  */
-import { z } from 'zod';
+import { z } from 'zod/mini';
 import {
   b64u,
   CommandId,

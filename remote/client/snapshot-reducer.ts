@@ -2,7 +2,7 @@
  * How a subscription's snapshot (docs/protocol.md §6.3) replaces what a remote holds for its
  * scope, as of the snapshot's cursor. Records changed after the cursor are kept.
  */
-import { z } from 'zod';
+import { z } from 'zod/mini';
 import {
   type Approval,
   Approval as ApprovalSchema,

@@ -2,7 +2,7 @@
  * The last known state of each host, kept in IndexedDB so the app opens offline showing
  * it (marked stale until live): records and recent timelines, never the live previews.
  */
-import { z } from 'zod';
+import { z } from 'zod/mini';
 import {
   Approval,
   Artifact,
