@@ -64,10 +64,16 @@ export default tseslint.config(
   },
   {
     files: ['pairing/**'],
+    ignores: ['pairing/node/**'],
     rules: layerRule(
       forbid(['common', 'host', 'remote'], 'pairing/ imports protocol/ only.'),
       nodeBuiltins,
     ),
+  },
+  {
+    // The channel's native primitives: Node only, for the host and the Node client.
+    files: ['pairing/node/**'],
+    rules: layerRule(forbid(['common', 'host', 'remote'], 'pairing/ imports protocol/ only.')),
   },
   {
     // Code both sides share (the CLIs' flag parser and formatter): host/ and remote/cli

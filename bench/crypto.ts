@@ -1,16 +1,36 @@
 /**
- * Frame crypto throughput: seal + open of one JSON message through a real channel, next to
- * plain JSON.stringify + JSON.parse of the same message. Prints the median of several rounds.
+ * The channel's crypto on each implementation the host can use: tweetnacl (pure JS, what
+ * browsers run), libsodium (sodium-native) and OpenSSL (node:crypto, with a pure-JS
+ * secretbox). Prints, as medians of several rounds:
+ * - the host's side of one handshake (`acceptHello`: verify, X25519 key pair, sign, X25519,
+ *   HKDF), and of a refused hello (a known device, a bad signature);
+ * - the primitives one by one;
+ * - seal + open of one frame at the sizes the channel sends, next to plain
+ *   JSON.stringify + JSON.parse of the same message.
  *
- *   npx tsc -p tsconfig.build.json && node dist/bench/crypto.js
+ *   npm run bench:crypto
  */
-import { acceptHello, createIdentity, type FrameCipher, openChannel } from '../pairing/index.js';
-import { peerIdOf } from '../pairing/testing.js';
+import {
+  acceptHello,
+  type ChannelCrypto,
+  createIdentity,
+  FrameCipher,
+  type Identity,
+  openChannel,
+} from '../pairing/index.js';
+import { pureJsCrypto } from '../pairing/testing.js';
+import { loadSodiumCrypto, opensslCrypto } from '../pairing/node/testing.js';
 import { b64u, MAX_FRAME_BYTES } from '../protocol/index.js';
 
 const ROUNDS = 7;
-const ROUND_MS = 300;
+const ROUND_MS = 200;
 const TAG_BYTES = 16;
+
+const implementations: [string, ChannelCrypto][] = [
+  ['tweetnacl', pureJsCrypto],
+  ['libsodium', loadSodiumCrypto()],
+  ['OpenSSL', opensslCrypto()],
+];
 
 /** A `res` message whose JSON is exactly `bytes` long (ASCII, so characters = bytes). */
 function messageOf(bytes: number): object {
@@ -18,78 +38,155 @@ function messageOf(bytes: number): object {
   return { t: 'res', id: '1', ok: true, result: { text: 'x'.repeat(bytes - empty) } };
 }
 
-/** A channel opened through the real handshake, host → device. */
-function openBenchChannel(): { send: FrameCipher; receive: FrameCipher } {
-  const host = createIdentity();
-  const device = createIdentity();
+/**
+ * Median over {@link ROUNDS} rounds of the CPU microseconds (user + system, this process)
+ * one `step` takes: CPU time rather than wall time, since other processes share the cores.
+ */
+function medianMicros(step: () => void): number {
+  const times: number[] = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    let count = 0;
+    const start = performance.now();
+    const cpu = process.cpuUsage();
+    while (performance.now() - start < ROUND_MS) {
+      step();
+      count++;
+    }
+    const { user, system } = process.cpuUsage(cpu);
+    times.push((user + system) / count);
+  }
+  times.sort((a, b) => a - b);
+  return times[Math.floor(ROUNDS / 2)]!;
+}
+
+const format = (n: number, digits = 0) =>
+  n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+const cell = (text: string, width = 12) => text.padStart(width);
+
+/** A paired device's record of the host, and a hello from it (pure JS: the device's side). */
+function helloFrom(host: Identity, device: Identity) {
   const record = {
     origin: 'http://localhost:8787',
     hostId: host.id,
     hostPk: b64u(host.publicKey),
     hostName: 'bench',
-    deviceId: peerIdOf(device.publicKey),
+    deviceId: device.id,
     deviceSeed: b64u(device.secretKey.subarray(0, 32)),
   };
-  const { hello, channel } = openChannel(record);
-  const accepted = acceptHello(hello, {
+  return openChannel(record).hello;
+}
+
+function benchHandshake(): void {
+  const host = createIdentity();
+  const device = createIdentity();
+  const hellos = Array.from({ length: 64 }, () => helloFrom(host, device));
+  const forged = hellos.map((hello) => ({ ...hello, sig: hellos[0]!.sig }));
+  const options = (crypto: ChannelCrypto) => ({
     identity: host,
+    crypto,
     lookupDevice: () => ({ devicePk: device.publicKey, revoked: false }),
     connectionId: 'bench',
     instanceId: 'bench',
   });
-  if (!accepted.ok) throw accepted.error;
-  const welcomed = channel.receiveWelcome(accepted.welcome);
-  if (!welcomed.ok) throw welcomed.error;
-  return { send: accepted.cipher, receive: welcomed.cipher };
-}
-
-/** Operations per second of `step`, one median over {@link ROUNDS} timed rounds. */
-function medianRate(step: () => void): number {
-  const rates: number[] = [];
-  for (let round = 0; round < ROUNDS; round++) {
-    let count = 0;
-    const start = performance.now();
-    let elapsed = 0;
-    while (elapsed < ROUND_MS) {
-      step();
-      count++;
-      elapsed = performance.now() - start;
-    }
-    rates.push((count * 1000) / elapsed);
-  }
-  rates.sort((a, b) => a - b);
-  return rates[Math.floor(ROUNDS / 2)]!;
-}
-
-const sizes = [
-  { label: '200 B', bytes: 200 },
-  { label: '16 KiB', bytes: 16 * 1024 },
-  // The largest message a 1 MiB frame carries: the frame adds a 16-byte tag.
-  { label: '1 MiB', bytes: MAX_FRAME_BYTES - TAG_BYTES },
-];
-
-const format = (n: number, digits = 0) =>
-  n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
-
-console.log(`frame crypto: seal + open vs JSON.stringify + JSON.parse, median of ${ROUNDS}`);
-console.log('size     crypto frames/s   crypto MB/s   JSON msgs/s   JSON MB/s   crypto/JSON time');
-for (const { label, bytes } of sizes) {
-  const message = messageOf(bytes);
-  const { send, receive } = openBenchChannel();
-  // A fresh channel per size keeps every counter far below the rekey limit.
-  const crypto = medianRate(() => receive.open(send.seal(message)));
-  const plain = medianRate(() => {
-    JSON.parse(JSON.stringify(message));
+  console.log(
+    `host CPU per hello (acceptHello, in process), median of ${ROUNDS} rounds of CPU time`,
+  );
+  console.log(['implementation'.padEnd(16), cell('accepted'), cell('refused')].join(' '));
+  const rows = implementations.map(([name, crypto]) => {
+    let next = 0;
+    const accepted = medianMicros(() => {
+      const result = acceptHello(hellos[next++ % hellos.length], options(crypto));
+      if (!result.ok) throw result.error;
+      result.cipher.close();
+    });
+    const refused = medianMicros(() => {
+      // Skips hello 0, whose signature the forged ones carry.
+      const result = acceptHello(forged[1 + (next++ % (forged.length - 1))], options(crypto));
+      if (result.ok) throw new Error('a forged hello was accepted');
+    });
+    console.log(
+      [name.padEnd(16), cell(`${format(accepted)} µs`), cell(`${format(refused)} µs`)].join(' '),
+    );
+    return { accepted, refused };
   });
-  const mb = (rate: number) => (rate * bytes) / 1e6;
+  const [base, sodium] = rows as [(typeof rows)[0], (typeof rows)[0]];
   console.log(
     [
-      label.padEnd(8),
-      format(crypto).padStart(15),
-      format(mb(crypto), 1).padStart(13),
-      format(plain).padStart(13),
-      format(mb(plain), 1).padStart(11),
-      `${format(plain / crypto, 1)}x`.padStart(18),
+      'tweetnacl/sodium'.padEnd(16),
+      cell(`${format(base.accepted / sodium.accepted, 0)}x`),
+      cell(`${format(base.refused / sodium.refused, 0)}x`),
     ].join(' '),
   );
 }
+
+function benchPrimitives(): void {
+  const seed = new Uint8Array(32).fill(1);
+  const secret = new Uint8Array(32).fill(2);
+  const message = new Uint8Array(120).fill(3);
+  const pair = pureJsCrypto.keyPairFromSeed(seed);
+  const signature = pureJsCrypto.sign(message, pair.secretKey);
+  const peer = pureJsCrypto.scalarMultBase(new Uint8Array(32).fill(4));
+  const steps: [string, (crypto: ChannelCrypto) => void][] = [
+    ['Ed25519 key pair', (crypto) => crypto.keyPairFromSeed(seed)],
+    ['Ed25519 sign', (crypto) => crypto.sign(message, pair.secretKey)],
+    ['Ed25519 verify', (crypto) => crypto.verify(message, signature, pair.publicKey)],
+    ['X25519 base', (crypto) => crypto.scalarMultBase(secret)],
+    ['X25519', (crypto) => crypto.scalarMult(secret, peer)],
+  ];
+  console.log(`\nprimitives, µs per operation, median of ${ROUNDS} rounds`);
+  console.log(['operation'.padEnd(18), ...implementations.map(([name]) => cell(name))].join(' '));
+  for (const [label, step] of steps) {
+    const cells = implementations.map(([, crypto]) => medianMicros(() => step(crypto)));
+    console.log([label.padEnd(18), ...cells.map((us) => cell(format(us, 1)))].join(' '));
+  }
+}
+
+function benchFrames(): void {
+  const sizes = [
+    { label: '200 B', bytes: 200 },
+    { label: '2 KiB', bytes: 2 * 1024 },
+    { label: '16 KiB', bytes: 16 * 1024 },
+    { label: '64 KiB', bytes: 64 * 1024 },
+    // The largest message a 1 MiB frame carries: the frame adds a 16-byte tag.
+    { label: '1 MiB', bytes: MAX_FRAME_BYTES - TAG_BYTES },
+  ];
+  const key = () => new Uint8Array(32).fill(9);
+  console.log(
+    `\none frame, seal + open (FrameCipher: JSON, UTF-8, secretbox), µs, median of ${ROUNDS} rounds;` +
+      ' JSON: JSON.stringify + JSON.parse alone',
+  );
+  console.log(
+    [
+      'size'.padEnd(8),
+      ...implementations.map(([name]) => cell(name)),
+      cell('JSON'),
+      cell('sodium/JSON'),
+      cell('nacl/JSON'),
+    ].join(' '),
+  );
+  for (const { label, bytes } of sizes) {
+    const message = messageOf(bytes);
+    const cells = implementations.map(([, crypto]) => {
+      // A fresh pair per size keeps every counter far below the rekey limit.
+      const send = new FrameCipher({ sendKey: key(), receiveKey: key() }, { crypto });
+      const receive = new FrameCipher({ sendKey: key(), receiveKey: key() }, { crypto });
+      return medianMicros(() => receive.open(send.seal(message)));
+    });
+    const plain = medianMicros(() => {
+      JSON.parse(JSON.stringify(message));
+    });
+    console.log(
+      [
+        label.padEnd(8),
+        ...cells.map((us) => cell(format(us, 1))),
+        cell(format(plain, 1)),
+        cell(`${format(cells[1]! / plain, 2)}x`),
+        cell(`${format(cells[0]! / plain, 2)}x`),
+      ].join(' '),
+    );
+  }
+}
+
+benchHandshake();
+benchPrimitives();
+benchFrames();

@@ -2,7 +2,6 @@
  * A device's side of opening a channel (docs/protocol.md §4): `hello`, then `welcome`
  * and the frame cipher.
  */
-import nacl from 'tweetnacl';
 import {
   b64u,
   fromB64u,
@@ -10,6 +9,7 @@ import {
   PROTOCOL_VERSION,
   WelcomeMessage,
 } from '../protocol/index.js';
+import { type ChannelCrypto, pureJsCrypto } from './channel-crypto.js';
 import { FrameCipher, type FrameCipherOptions } from './frame-cipher.js';
 import {
   decodeFrame,
@@ -29,7 +29,9 @@ import { helloTranscript, welcomeTranscript } from './transcript.js';
 export interface DeviceChannelOptions {
   /** Called for the ephemeral X25519 secret key (32 bytes), then for nonceC (16 bytes). */
   randomBytes?: RandomBytes;
-  cipher?: FrameCipherOptions;
+  /** Signatures, key agreement and the frame cipher's secretbox; default {@link pureJsCrypto}. */
+  crypto?: ChannelCrypto;
+  cipher?: Omit<FrameCipherOptions, 'crypto'>;
 }
 
 export type WelcomeResult = HandshakeResult<{
@@ -54,10 +56,10 @@ export function openChannel(
   host: PairedHost,
   options: DeviceChannelOptions = {},
 ): { hello: HelloMessage; channel: DeviceChannel } {
-  const { randomBytes = secureRandomBytes } = options;
-  const device = identityFromSeed(fromB64u(host.deviceSeed));
+  const { randomBytes = secureRandomBytes, crypto = pureJsCrypto } = options;
+  const device = identityFromSeed(fromB64u(host.deviceSeed), crypto);
   const ecSk = randomBytes(32);
-  const ecPk = nacl.scalarMult.base(ecSk);
+  const ecPk = crypto.scalarMultBase(ecSk);
   const nonceC = randomBytes(16);
   const signed = helloTranscript(host.hostId, host.deviceId, ecPk, nonceC);
   const hello: HelloMessage = {
@@ -66,10 +68,13 @@ export function openChannel(
     device: host.deviceId,
     eph: b64u(ecPk),
     nonce: b64u(nonceC),
-    sig: b64u(nacl.sign.detached(signed, device.secretKey)),
+    sig: b64u(crypto.sign(signed, device.secretKey)),
   };
   device.secretKey.fill(0);
-  return { hello, channel: new ChannelAsDevice(host, ecSk, ecPk, nonceC, options.cipher) };
+  return {
+    hello,
+    channel: new ChannelAsDevice(host, ecSk, ecPk, nonceC, crypto, options.cipher),
+  };
 }
 
 class ChannelAsDevice implements DeviceChannel {
@@ -80,7 +85,8 @@ class ChannelAsDevice implements DeviceChannel {
     private readonly ecSk: Uint8Array,
     private readonly ecPk: Uint8Array,
     private readonly nonceC: Uint8Array,
-    private readonly cipherOptions: FrameCipherOptions | undefined,
+    private readonly crypto: ChannelCrypto,
+    private readonly cipherOptions: Omit<FrameCipherOptions, 'crypto'> | undefined,
   ) {}
 
   receiveWelcome(frame: unknown): WelcomeResult {
@@ -97,19 +103,19 @@ class ChannelAsDevice implements DeviceChannel {
         const { hostId, deviceId, hostPk } = this.host;
         const ehPk = fromB64u(welcome.eph);
         const signed = welcomeTranscript(hostId, deviceId, this.ecPk, ehPk, this.nonceC);
-        if (!nacl.sign.detached.verify(signed, fromB64u(welcome.sig), fromB64u(hostPk))) {
+        if (!this.crypto.verify(signed, fromB64u(welcome.sig), fromB64u(hostPk))) {
           throw new HandshakeError(
             'unauthorized',
             'host identity changed',
             'bad welcome signature',
           );
         }
-        const dh = sharedSecret(this.ecSk, ehPk);
+        const dh = sharedSecret(this.ecSk, ehPk, this.crypto);
         const keys = channelKeys(dh, signed);
         dh.fill(0);
         const cipher = new FrameCipher(
           { sendKey: keys.c2h, receiveKey: keys.h2c },
-          this.cipherOptions,
+          { ...this.cipherOptions, crypto: this.crypto },
         );
         return { cipher, connectionId: welcome.conn, instanceId: welcome.instance };
       } finally {

@@ -2,7 +2,6 @@
  * The host's side of opening a channel (docs/protocol.md §4): `hello` → `welcome` and
  * the frame cipher.
  */
-import nacl from 'tweetnacl';
 import { z } from 'zod/mini';
 import {
   b64u,
@@ -12,6 +11,7 @@ import {
   PROTOCOL_VERSION,
   WelcomeMessage,
 } from '../protocol/index.js';
+import { type ChannelCrypto, pureJsCrypto } from './channel-crypto.js';
 import { FrameCipher, type FrameCipherOptions } from './frame-cipher.js';
 import {
   decodeFrame,
@@ -41,7 +41,9 @@ export interface HelloOptions {
   instanceId: string;
   /** Called once, for the ephemeral X25519 secret key (32 bytes). */
   randomBytes?: RandomBytes;
-  cipher?: FrameCipherOptions;
+  /** Signatures, key agreement and the frame cipher's secretbox; default {@link pureJsCrypto}. */
+  crypto?: ChannelCrypto;
+  cipher?: Omit<FrameCipherOptions, 'crypto'>;
 }
 
 export type HelloResult = HandshakeResult<{
@@ -60,7 +62,12 @@ const OfferedVersions = z.object({ v: z.array(z.number()) });
  * `connectionId` or `instanceId` does not fit the protocol.
  */
 export function acceptHello(frame: unknown, options: HelloOptions): HelloResult {
-  const { identity, lookupDevice, randomBytes = secureRandomBytes } = options;
+  const {
+    identity,
+    lookupDevice,
+    randomBytes = secureRandomBytes,
+    crypto = pureJsCrypto,
+  } = options;
   return settle(() => {
     const value = decodeFrame(frame);
     const offered = OfferedVersions.safeParse(value);
@@ -77,13 +84,13 @@ export function acceptHello(frame: unknown, options: HelloOptions): HelloResult 
     const device = lookupDevice(hello.device);
     if (device === undefined) throw unauthorized('unknown device');
     const signed = helloTranscript(identity.id, hello.device, ecPk, nonceC);
-    if (!nacl.sign.detached.verify(signed, fromB64u(hello.sig), device.devicePk)) {
+    if (!crypto.verify(signed, fromB64u(hello.sig), device.devicePk)) {
       throw unauthorized('hello signature did not verify');
     }
     if (device.revoked) throw new HandshakeError('device_revoked', 'device revoked', 'revoked');
     const ehSk = randomBytes(32);
     try {
-      const ehPk = nacl.scalarMult.base(ehSk);
+      const ehPk = crypto.scalarMultBase(ehSk);
       const transcript = welcomeTranscript(identity.id, hello.device, ecPk, ehPk, nonceC);
       const welcome = parseWith(
         WelcomeMessage,
@@ -91,16 +98,19 @@ export function acceptHello(frame: unknown, options: HelloOptions): HelloResult 
           t: 'welcome',
           v: PROTOCOL_VERSION,
           eph: b64u(ehPk),
-          sig: b64u(nacl.sign.detached(transcript, identity.secretKey)),
+          sig: b64u(crypto.sign(transcript, identity.secretKey)),
           conn: options.connectionId,
           instance: options.instanceId,
         },
         'welcome',
       );
-      const dh = sharedSecret(ehSk, ecPk);
+      const dh = sharedSecret(ehSk, ecPk, crypto);
       const keys = channelKeys(dh, transcript);
       dh.fill(0);
-      const cipher = new FrameCipher({ sendKey: keys.h2c, receiveKey: keys.c2h }, options.cipher);
+      const cipher = new FrameCipher(
+        { sendKey: keys.h2c, receiveKey: keys.c2h },
+        { ...options.cipher, crypto },
+      );
       return { deviceId: hello.device, welcome, cipher };
     } finally {
       ehSk.fill(0);

@@ -2,7 +2,6 @@
  * Binary frames of an open channel (docs/protocol.md §5): one key and one counter per
  * direction, the counter never sent, so any dropped, replayed or reordered frame fails.
  */
-import nacl from 'tweetnacl';
 import type { z } from 'zod/mini';
 import {
   fromUtf8,
@@ -12,17 +11,18 @@ import {
   u64be,
   utf8,
 } from '../protocol/index.js';
+import { type ChannelCrypto, pureJsCrypto } from './channel-crypto.js';
 
 /** Frames in either direction after which the host closes with 4000 (rekey). */
 const REKEY_AFTER_FRAMES = 2 ** 20;
 /** Age after which the host closes with 4000 (rekey). */
 const REKEY_AFTER_MS = 24 * 60 * 60 * 1000;
 
-const TAG_BYTES = nacl.secretbox.overheadLength;
+const TAG_BYTES = 16;
 
 /** `16 zero bytes ‖ u64be(counter)`. */
 export function frameNonce(counter: number): Uint8Array {
-  const nonce = new Uint8Array(nacl.secretbox.nonceLength);
+  const nonce = new Uint8Array(24);
   nonce.set(u64be(counter), 16);
   return nonce;
 }
@@ -40,6 +40,8 @@ export interface FrameCipherOptions {
   rekeyAfterMs?: number;
   /** Milliseconds since the epoch; default `Date.now`. */
   now?: () => number;
+  /** The secretbox's implementation; default {@link pureJsCrypto}. */
+  crypto?: ChannelCrypto;
 }
 
 /**
@@ -55,6 +57,7 @@ export class FrameCipher {
   private readonly rekeyAfterFrames: number;
   private readonly rekeyAfterMs: number;
   private readonly now: () => number;
+  private readonly crypto: ChannelCrypto;
 
   constructor(
     private readonly keys: FrameKeys,
@@ -63,6 +66,7 @@ export class FrameCipher {
     this.rekeyAfterFrames = options.rekeyAfterFrames ?? REKEY_AFTER_FRAMES;
     this.rekeyAfterMs = options.rekeyAfterMs ?? REKEY_AFTER_MS;
     this.now = options.now ?? Date.now;
+    this.crypto = options.crypto ?? pureJsCrypto;
     this.openedAt = this.now();
   }
 
@@ -89,7 +93,7 @@ export class FrameCipher {
         `frame of ${plaintext.length + TAG_BYTES} bytes exceeds ${MAX_FRAME_BYTES}`,
       );
     }
-    return nacl.secretbox(plaintext, frameNonce(this.sent++), this.keys.sendKey);
+    return this.crypto.secretbox(plaintext, frameNonce(this.sent++), this.keys.sendKey);
   }
 
   /**
@@ -105,7 +109,11 @@ export class FrameCipher {
     if (frame.length > MAX_FRAME_BYTES) {
       throw this.fail(`frame of ${frame.length} bytes exceeds ${MAX_FRAME_BYTES}`);
     }
-    const plaintext = nacl.secretbox.open(frame, frameNonce(this.received), this.keys.receiveKey);
+    const plaintext = this.crypto.secretboxOpen(
+      frame,
+      frameNonce(this.received),
+      this.keys.receiveKey,
+    );
     if (plaintext === null) throw this.fail(`frame ${this.received} failed to open`);
     this.received++;
     let message: unknown;

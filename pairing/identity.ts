@@ -2,7 +2,6 @@
  * Ed25519 identities of hosts and devices, and the ids derived from them (docs/protocol.md §1).
  */
 import { sha256 } from '@noble/hashes/sha2.js';
-import nacl from 'tweetnacl';
 import { z } from 'zod/mini';
 import {
   b64u,
@@ -12,6 +11,7 @@ import {
   parseWith,
   TetherError,
 } from '../protocol/index.js';
+import { type ChannelCrypto, pureJsCrypto } from './channel-crypto.js';
 import { type RandomBytes, secureRandomBytes } from './random.js';
 
 /** A host's or a device's signing identity, in memory. */
@@ -44,8 +44,8 @@ export function rawPeerId(id: string): Uint8Array {
 }
 
 /** The identity whose Ed25519 seed is `seed` (32 bytes). */
-export function identityFromSeed(seed: Uint8Array): Identity {
-  const pair = nacl.sign.keyPair.fromSeed(seed);
+export function identityFromSeed(seed: Uint8Array, crypto: ChannelCrypto = pureJsCrypto): Identity {
+  const pair = crypto.keyPairFromSeed(seed);
   return { id: peerIdOf(pair.publicKey), publicKey: pair.publicKey, secretKey: pair.secretKey };
 }
 

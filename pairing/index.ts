@@ -21,3 +21,4 @@ export { acceptPair, type HostPairing, type PairedDevice } from './pairing-host.
 export { openChannel } from './channel-device.js';
 export { acceptHello } from './channel-host.js';
 export { FrameCipher } from './frame-cipher.js';
+export type { ChannelCrypto } from './channel-crypto.js';

@@ -3,8 +3,8 @@
  */
 import { hkdf } from '@noble/hashes/hkdf.js';
 import { sha256 } from '@noble/hashes/sha2.js';
-import nacl from 'tweetnacl';
 import { isAllZero, readU32be, utf8 } from '../protocol/index.js';
+import { type ChannelCrypto, pureJsCrypto } from './channel-crypto.js';
 import { HandshakeError } from './handshake-frame.js';
 import { Label, type PairBinding, pairTranscript } from './transcript.js';
 
@@ -26,13 +26,18 @@ export function shortAuthString(binding: PairBinding): string {
 
 /**
  * `dh = X25519(ownSecretKey, peerPublicKey)`, refusing an all-zero public key and an
- * all-zero result (tweetnacl accepts both; low-order points give the latter).
+ * all-zero result (tweetnacl accepts both; low-order points give the latter; libsodium
+ * and OpenSSL refuse those, which {@link ChannelCrypto.scalarMult} turns into all zeros).
  */
-export function sharedSecret(ownSecretKey: Uint8Array, peerPublicKey: Uint8Array): Uint8Array {
+export function sharedSecret(
+  ownSecretKey: Uint8Array,
+  peerPublicKey: Uint8Array,
+  crypto: ChannelCrypto = pureJsCrypto,
+): Uint8Array {
   if (isAllZero(peerPublicKey)) {
     throw new HandshakeError('protocol_error', 'invalid ephemeral key', 'all-zero ephemeral key');
   }
-  const dh = nacl.scalarMult(ownSecretKey, peerPublicKey);
+  const dh = crypto.scalarMult(ownSecretKey, peerPublicKey);
   if (isAllZero(dh)) {
     throw new HandshakeError('protocol_error', 'invalid ephemeral key', 'all-zero shared secret');
   }

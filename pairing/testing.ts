@@ -12,3 +12,4 @@ export type { HostPairingOptions, PairingFailure } from './pairing-host.js';
 export { channelKeys, pairKey, sharedSecret, shortAuthString } from './key-schedule.js';
 export { openPairBox, sealPairBox } from './pair-box.js';
 export { pairLinkFragment } from './pair-link.js';
+export { pureJsCrypto } from './channel-crypto.js';

@@ -45,6 +45,7 @@ import {
 } from '../tools/index.js';
 import { b64u } from '../../protocol/index.js';
 import type { Identity } from '../../pairing/index.js';
+import { nativeChannelCrypto } from '../../pairing/node/index.js';
 import {
   ChannelServer,
   createHttpApp,
@@ -254,9 +255,16 @@ async function startLocked(
     secretKey: identity.hostSk,
   };
   const downloads = new DownloadLinks({ runtime, identity: hostIdentity });
+  const native = nativeChannelCrypto();
+  if (native.sodiumError !== undefined) {
+    log.warn('libsodium did not load: handshakes use OpenSSL, frames a slower pure-JS cipher', {
+      error: native.sodiumError,
+    });
+  }
   const channel = new ChannelServer({
     runtime,
     identity: hostIdentity,
+    crypto: native.crypto,
     hostName: config.hostName,
     version: VERSION,
     log: log.child({ component: 'channel' }),

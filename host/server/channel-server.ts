@@ -11,7 +11,7 @@ import {
   TetherError,
   type StatusMessage,
 } from '../../protocol/index.js';
-import { handshakeErrorFrame, type Identity } from '../../pairing/index.js';
+import { type ChannelCrypto, handshakeErrorFrame, type Identity } from '../../pairing/index.js';
 import type { Logger } from '../log/index.js';
 import type { Runtime } from '../runtime/index.js';
 import { clientAddress } from './client-address.js';
@@ -26,6 +26,8 @@ import { DEFAULT_CHANNEL_LIMITS, retryIn, type ChannelLimits } from './server-li
 export interface ChannelServerOptions {
   runtime: Runtime;
   identity: Identity;
+  /** Signatures, key agreement and frame sealing of every channel. */
+  crypto: ChannelCrypto;
   hostName: string;
   version: string;
   log: Logger;
@@ -119,12 +121,13 @@ export class ChannelServer {
         if (left <= 0) this.handshaking.delete(address);
         else this.handshaking.set(address, left);
       };
-      const { runtime, identity, hostName, version, log, downloads } = this.options;
+      const { runtime, identity, crypto, hostName, version, log, downloads } = this.options;
       const connection = new Connection(
         ws,
         {
           runtime,
           identity,
+          crypto,
           hostId: identity.id,
           hostName,
           version,

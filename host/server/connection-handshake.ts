@@ -7,6 +7,7 @@ import { TetherError } from '../../protocol/index.js';
 import {
   acceptHello,
   acceptPair,
+  type ChannelCrypto,
   type FrameCipher,
   type HostPairing,
   type Identity,
@@ -19,6 +20,7 @@ import type { RefusalLog } from './refusal-log.js';
 export interface HandshakeContext {
   runtime: Runtime;
   identity: Identity;
+  crypto: ChannelCrypto;
   hostName: string;
   log: Logger;
   now: () => number;
@@ -100,6 +102,7 @@ export function beginHandshake(ctx: HandshakeContext, text: string): HandshakeSt
   if (limited !== null) return helloRefused(ctx, limited, 'over the hello rate of its device');
   const hello = acceptHello(frame, {
     identity: ctx.identity,
+    crypto: ctx.crypto,
     connectionId: ctx.connectionId,
     instanceId: ctx.runtime.instance,
     lookupDevice: (deviceId) => {

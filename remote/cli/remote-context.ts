@@ -3,6 +3,7 @@
  * the sockets), and the client it opens on its state file.
  */
 import { isAbsolute, join, resolve } from 'node:path';
+import { nativeChannelCrypto } from '../../pairing/node/index.js';
 import { TetherClient, type WebSocketFactory } from '../client/index.js';
 import { FileStorage } from '../client/node/index.js';
 
@@ -51,5 +52,6 @@ export function openClient(ctx: RemoteContext, stateFlag: string | undefined): T
   return new TetherClient({
     storage: new FileStorage(statePath(ctx, stateFlag)),
     socketFactory: ctx.socketFactory,
+    crypto: nativeChannelCrypto().crypto,
   });
 }

@@ -2,7 +2,7 @@
  * The contracts of a host connection: its status, what it reports, its settings.
  */
 import type { CommandOpName, OpName, SubscribeScope, TetherError } from '../../protocol/index.js';
-import type { PairedHost, RandomBytes } from '../../pairing/index.js';
+import type { ChannelCrypto, PairedHost, RandomBytes } from '../../pairing/index.js';
 import type { BackoffOptions } from './backoff.js';
 import type { CommandOutcome } from './command-queue.js';
 import { HANDSHAKE_TIMEOUT_MS } from './frame-socket.js';
@@ -97,6 +97,8 @@ export interface HostConnectionOptions {
   socketFactory: WebSocketFactory;
   timers?: Timers;
   randomBytes?: RandomBytes;
+  /** The channel's primitives; default pairing's pure-JS one (a Node client passes a native one). */
+  crypto?: ChannelCrypto;
   settings?: Partial<ConnectionSettings>;
 }
 

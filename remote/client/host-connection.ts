@@ -252,6 +252,7 @@ export class HostConnection {
         ...(this.options.randomBytes === undefined
           ? {}
           : { randomBytes: this.options.randomBytes }),
+        ...(this.options.crypto === undefined ? {} : { crypto: this.options.crypto }),
       });
     } catch (error) {
       return { end: { code: undefined, error: TetherError.from(error) }, stable: false };

@@ -2,6 +2,7 @@
  * Opening a channel to a paired host (docs/protocol.md §4): `hello`, `welcome`, keys.
  */
 import {
+  type ChannelCrypto,
   type FrameCipher,
   openChannel,
   type PairedHost,
@@ -28,6 +29,7 @@ export interface OpenedChannel {
 /** How to open: the socket, timers, timeout and signal, and injectable randomness. */
 export interface OpenChannelOptions extends HandshakeOptions {
   randomBytes?: RandomBytes;
+  crypto?: ChannelCrypto;
   /** The frame cipher's clock; default `Date.now`. */
   now?: () => number;
 }
@@ -41,10 +43,11 @@ export function openChannelOverSocket(
   host: PairedHost,
   options: OpenChannelOptions,
 ): Promise<OpenedChannel> {
-  const { randomBytes, now } = options;
+  const { randomBytes, crypto, now } = options;
   return handshake(channelUrl(host.origin), options, async (socket) => {
     const { hello, channel } = openChannel(host, {
       ...(randomBytes === undefined ? {} : { randomBytes }),
+      ...(crypto === undefined ? {} : { crypto }),
       ...(now === undefined ? {} : { cipher: { now } }),
     });
     socket.send(JSON.stringify(hello));

@@ -2,7 +2,7 @@
  * The client core every remote uses: pairs with hosts, keeps one {@link HostConnection}
  * per paired host, and reports what happens on all of them.
  */
-import { parsePairLink, type RandomBytes } from '../../pairing/index.js';
+import { type ChannelCrypto, parsePairLink, type RandomBytes } from '../../pairing/index.js';
 import { TetherError } from '../../protocol/index.js';
 import { ClientRecords } from './client-records.js';
 import { type ConnectionEvent, type ConnectionSettings, outboxKey } from './connection-types.js';
@@ -20,6 +20,8 @@ export interface TetherClientOptions {
   socketFactory: WebSocketFactory;
   timers?: Timers;
   randomBytes?: RandomBytes;
+  /** The channel's primitives; default pairing's pure-JS one (a Node client passes a native one). */
+  crypto?: ChannelCrypto;
   /** Applied to every host connection. */
   settings?: Partial<ConnectionSettings>;
 }
@@ -105,6 +107,7 @@ export class TetherClient {
       socketFactory: this.options.socketFactory,
       timers: this.timers,
       ...(this.options.randomBytes === undefined ? {} : { randomBytes: this.options.randomBytes }),
+      ...(this.options.crypto === undefined ? {} : { crypto: this.options.crypto }),
       ...(this.options.settings === undefined ? {} : { settings: this.options.settings }),
     });
     connection.on((event) => this.events.emit(event));
