@@ -66,6 +66,15 @@ export {
   Session,
   ToolCall,
 } from './records.js';
+export {
+  ChangedFile,
+  CHANGES_INLINE_DIFF_BYTES,
+  CHANGES_INLINE_TOTAL_BYTES,
+  CommandRun,
+  FileWrite,
+  RunChanges,
+} from './run-changes.js';
+export { TokenUsage } from './usage.js';
 export { DEFAULT_PUSH_KINDS, DevicePush, PushKind, PushPayload } from './push.js';
 export { Event } from './events.js';
 export type { EventPayload, NewEvent } from './events.js';

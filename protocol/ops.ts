@@ -18,6 +18,8 @@ import {
 } from './records.js';
 import { CommandId, Digest, Millis, OpaqueId, PeerId, Seq } from './primitives.js';
 import { PushSubscription, SubscribablePushKind } from './push.js';
+import { RunChanges } from './run-changes.js';
+import { TokenUsage } from './usage.js';
 import { RunState } from './states.js';
 
 /** Largest page of output or artifact text one read returns (bytes). */
@@ -27,6 +29,14 @@ const Empty = z.strictObject({});
 const EmptyResult = z.looseObject({});
 const PageLimit = z.int().check(z.minimum(1), z.maximum(200));
 const Note = z.string().check(z.maxLength(2000));
+/** What `runs.list` looks for: text, matched case-insensitively and literally (no wildcards). */
+const RunQuery = z
+  .string()
+  .check(
+    z.trim(),
+    z.minLength(1, { error: 'expected some text to look for' }),
+    z.maxLength(200, { error: 'expected at most 200 characters' }),
+  );
 
 const PageRange = {
   offset: z.int().check(z.nonnegative()),
@@ -174,6 +184,7 @@ export const OPS = {
       states: z.optional(z.array(RunState).check(z.maxLength(8))),
       limit: z.optional(PageLimit),
       before: z.optional(z.string().check(z.maxLength(256))),
+      query: z.optional(RunQuery),
     }),
     result: z.looseObject({ runs: z.array(Run), next: z.optional(z.string()) }),
   },
@@ -181,6 +192,16 @@ export const OPS = {
     command: false,
     args: z.strictObject({ runId: OpaqueId }),
     result: RunGetResult,
+  },
+  'run.changes': {
+    command: false,
+    args: z.strictObject({ runId: OpaqueId }),
+    result: RunChanges,
+  },
+  'run.usage': {
+    command: false,
+    args: z.strictObject({ runId: OpaqueId }),
+    result: z.looseObject({ run: TokenUsage, session: TokenUsage }),
   },
   'output.read': {
     command: false,

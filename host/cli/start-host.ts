@@ -234,6 +234,7 @@ async function startLocked(
       model: runtimeModel(config, secrets),
       workspaces,
       limits: config.limits,
+      prices: config.prices,
       tools: [
         ...readOnlyTools,
         writeFileTool,

@@ -116,6 +116,7 @@ export function loadHostConfig(options: LoadHostConfigOptions): HostConfig {
       ...fromFile.push?.retry,
     },
     keepAwake: fromFile.power?.keepAwake ?? 'runs',
+    prices: fromFile.prices ?? {},
     warnings,
   };
 }

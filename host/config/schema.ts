@@ -81,6 +81,25 @@ const PushOrigin = z
     },
   );
 
+const PRICE_MESSAGE = 'expected US dollars per million tokens: a number from 0 to 10000';
+const Price = z
+  .number({ error: PRICE_MESSAGE })
+  .min(0, { error: PRICE_MESSAGE })
+  .max(10_000, { error: PRICE_MESSAGE });
+
+/**
+ * `prices.<model>`: what the model's tokens cost, for the estimate `run.usage` gives; a
+ * model without an entry gets no cost (never a guessed one).
+ */
+const ModelPrice = z.strictObject(
+  {
+    inputPerMTok: Price,
+    cachedInputPerMTok: Price.optional(),
+    outputPerMTok: Price,
+  },
+  { error: 'expected {"inputPerMTok": n, "cachedInputPerMTok"?: n, "outputPerMTok": n}' },
+);
+
 /** `<dataDir>/config.json` or `--config FILE`. Every key is optional; unknown keys are errors. */
 export const ConfigFile = z.strictObject(
   {
@@ -141,6 +160,13 @@ export const ConfigFile = z.strictObject(
         },
         { error: 'expected an object' },
       )
+      .optional(),
+    /** Prices by model name (docs/operations.md, "Usage and cost"). */
+    prices: z
+      .record(ModelName, ModelPrice, { error: 'expected an object of model names' })
+      .refine((prices) => Object.keys(prices).length <= 200, {
+        error: 'expected at most 200 models',
+      })
       .optional(),
     /** Web Push (docs/push.md). */
     push: z

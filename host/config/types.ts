@@ -100,6 +100,10 @@ export interface HostConfig {
   push: PushSettings;
   /** `power.keepAwake` (default `runs`). */
   keepAwake: KeepAwake;
+  /** `prices`: US dollars per million tokens by model name; empty without the setting. */
+  prices: Readonly<
+    Record<string, { inputPerMTok: number; cachedInputPerMTok?: number; outputPerMTok: number }>
+  >;
   /** Things worth a log line at start (settings that were ignored, and why). */
   warnings: string[];
 }

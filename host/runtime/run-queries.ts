@@ -12,7 +12,9 @@ import { readFilePage, type PageCursor, type Store } from '../store/index.js';
 import type { LiveHub } from './live-hub.js';
 import { devicesWithPush } from './device-commands.js';
 import { artifactRecord, messageRecord, runRecord, toolCallRecord } from './records.js';
-import type { Actor } from './types.js';
+import { runChanges } from './run-changes.js';
+import { tokenUsage } from './run-usage.js';
+import type { Actor, ModelPrices } from './types.js';
 
 const DEFAULT_PAGE = 50;
 
@@ -35,6 +37,7 @@ export class RunQueries {
   constructor(
     private readonly store: Store,
     private readonly live: LiveHub,
+    private readonly prices: ModelPrices = {},
   ) {}
 
   getRun(runId: string): RunGetResult {
@@ -55,6 +58,30 @@ export class RunQueries {
     });
   }
 
+  /** The files the run's writes changed and the commands it started. */
+  changes(runId: string): OpResult<'run.changes'> {
+    const { store } = this;
+    return store.read(() => {
+      if (store.runs.getRun(runId) === undefined) {
+        throw new TetherError('not_found', `no run ${runId}`);
+      }
+      return runChanges(runId, store.tools.listToolCalls(runId), store.tools.listArtifacts(runId));
+    });
+  }
+
+  /** Tokens of the run and of its whole session, with a cost where prices are configured. */
+  usage(runId: string): OpResult<'run.usage'> {
+    const { store } = this;
+    return store.read(() => {
+      const run = store.runs.getRun(runId);
+      if (run === undefined) throw new TetherError('not_found', `no run ${runId}`);
+      return {
+        run: tokenUsage(store.usage.ofRun(runId), this.prices),
+        session: tokenUsage(store.usage.ofSession(run.sessionId), this.prices),
+      };
+    });
+  }
+
   listRuns(args: OpArgs<'runs.list'>): OpResult<'runs.list'> {
     const limit = args.limit ?? DEFAULT_PAGE;
     const runs = this.store.runs.listRuns({
@@ -62,6 +89,7 @@ export class RunQueries {
       ...(args.sessionId === undefined ? {} : { sessionId: args.sessionId }),
       ...(args.states === undefined ? {} : { states: args.states }),
       ...(args.before === undefined ? {} : { before: decodeCursor(args.before) }),
+      ...(args.query === undefined ? {} : { query: args.query }),
     });
     const page = runs.slice(0, limit);
     const last = page.at(-1);

@@ -90,7 +90,7 @@ export class Runtime {
     this.model = options.model;
     const tools = new Map<string, ToolDefinition<unknown>>();
     for (const tool of options.tools ?? readOnlyTools) tools.set(tool.name, tool);
-    this.queries = new RunQueries(store, this.live);
+    this.queries = new RunQueries(store, this.live, options.prices);
     this.scheduler = new RunScheduler(
       {
         store,
@@ -240,6 +240,14 @@ export class Runtime {
 
   listRuns(args: OpArgs<'runs.list'>): OpResult<'runs.list'> {
     return this.queries.listRuns(args);
+  }
+
+  runChanges(runId: string): OpResult<'run.changes'> {
+    return this.queries.changes(runId);
+  }
+
+  runUsage(runId: string): OpResult<'run.usage'> {
+    return this.queries.usage(runId);
   }
 
   listSessions(args: OpArgs<'sessions.list'>): OpResult<'sessions.list'> {

@@ -55,6 +55,14 @@ export interface WorkspaceRef {
   path: string;
 }
 
+/**
+ * US dollars per million tokens, by model name (the config's `prices`): input, cached input
+ * (input's price when absent) and output, reasoning included.
+ */
+export type ModelPrices = Readonly<
+  Record<string, { inputPerMTok: number; cachedInputPerMTok?: number; outputPerMTok: number }>
+>;
+
 export interface RuntimeOptions {
   model: RuntimeModel | null;
   /** Workspaces the user allowed, real paths; the first is the default. */
@@ -68,6 +76,8 @@ export interface RuntimeOptions {
   killProcessGroup?: (pgid: number) => Promise<unknown>;
   /** Web Push delivery (docs/push.md); without it the push ops are `invalid_state`. */
   push?: PushDispatcher;
+  /** Turns usage into an estimated cost (`run.usage`); models without a price get none. */
+  prices?: ModelPrices;
 }
 
 /** Not durable: streaming text and output tails, for whoever is watching now. */

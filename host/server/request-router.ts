@@ -129,6 +129,8 @@ const HANDLERS: { [O in OpName]: Handler<O> } = {
   'sessions.list': ({ host }, args) => host.runtime.listSessions(args),
   'runs.list': ({ host }, args) => host.runtime.listRuns(args),
   'run.get': ({ host }, args) => host.runtime.getRun(args.runId),
+  'run.changes': ({ host }, args) => host.runtime.runChanges(args.runId),
+  'run.usage': ({ host }, args) => host.runtime.runUsage(args.runId),
   'output.read': ({ host }, args) => host.runtime.readOutput(args),
   'artifact.read': ({ host }, args) => host.runtime.readArtifact(args),
   // Signing is asynchronous: this answer is a promise.

@@ -10,6 +10,7 @@ export type { PersistenceState, PersistenceListener } from './persistence.js';
 export type { EventScope } from './event-log.js';
 export type { StoredRun, StoredMessage, PageCursor } from './sessions-and-runs.js';
 export type { StoredToolCall, StoredArtifact, OutputFile } from './tool-records.js';
+export type { ModelUsageTotals } from './usage-totals.js';
 export { newId } from './ids.js';
 export { readFilePage } from './output-files.js';
 export type { StoredDevice } from './devices.js';

@@ -129,6 +129,13 @@ export class SessionsAndRuns {
     private readonly secrets: Redactor | null = null,
   ) {
     this.prepare = cachedPrepare(db);
+    // SQLite's LIKE and lower() fold ASCII only; this folds every script, and takes the
+    // needle literally (no wildcards to escape).
+    db.function('tether_contains', { deterministic: true }, (text, needle) =>
+      typeof text === 'string' && typeof needle === 'string' && text.toLowerCase().includes(needle)
+        ? 1
+        : 0,
+    );
   }
 
   insertSession(session: Session): void {
@@ -213,6 +220,8 @@ export class SessionsAndRuns {
     limit: number;
     before?: PageCursor;
     order?: 'newest' | 'oldest';
+    /** Text the run's task, its session's title or one of its answers holds. */
+    query?: string;
   }): StoredRun[] {
     const where: string[] = [];
     const params: unknown[] = [];
@@ -227,6 +236,13 @@ export class SessionsAndRuns {
     if (filter.before !== undefined) {
       where.push('(created_at, id) < (?, ?)');
       params.push(filter.before.createdAt, filter.before.id);
+    }
+    if (filter.query !== undefined) {
+      where.push(`(tether_contains(json_extract(input_json, '$.text'), ?)
+        OR EXISTS (SELECT 1 FROM sessions s WHERE s.id = runs.session_id AND tether_contains(s.title, ?))
+        OR EXISTS (SELECT 1 FROM messages m WHERE m.run_id = runs.id AND tether_contains(m.text, ?)))`);
+      const needle = filter.query.toLowerCase();
+      params.push(needle, needle, needle);
     }
     const direction = filter.order === 'oldest' ? 'ASC' : 'DESC';
     const sql = `SELECT * FROM runs ${where.length > 0 ? 'WHERE ' + where.join(' AND ') : ''}

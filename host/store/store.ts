@@ -25,6 +25,7 @@ import {
 } from './persistence.js';
 import { SessionsAndRuns } from './sessions-and-runs.js';
 import { ToolRecords, type OutputFile } from './tool-records.js';
+import { UsageTotals } from './usage-totals.js';
 
 /** What a write transaction may do besides the repositories: append events. */
 export interface WriteContext {
@@ -79,6 +80,7 @@ export class Store {
   readonly offers: PairingOffers;
   readonly orphanGroups: OrphanGroups;
   readonly push: PushRecords;
+  readonly usage: UsageTotals;
   readonly outputsDir: string;
   readonly artifactsDir: string;
   private readonly listeners = new Set<CommitListener>();
@@ -108,6 +110,7 @@ export class Store {
     this.offers = new PairingOffers(db);
     this.orphanGroups = new OrphanGroups(db);
     this.push = new PushRecords(db);
+    this.usage = new UsageTotals(db);
     this.fileGuard = new DatabaseFileGuard(join(options.dataDir, 'tether.db'));
     this.outputsDir = join(options.dataDir, 'outputs');
     this.artifactsDir = join(options.dataDir, 'artifacts');

@@ -206,6 +206,24 @@ describe('errors', () => {
     ]);
   });
 
+  it('reads prices per model and refuses unknown or bad price settings, naming them', () => {
+    const price = { inputPerMTok: 0.27, cachedInputPerMTok: 0.07, outputPerMTok: 1.1 };
+    const good = writeConfig(join(root, 'prices.json'), { prices: { 'deepseek-chat': price } });
+    expect(load({ argv: ['--config', good] }).prices).toEqual({ 'deepseek-chat': price });
+    expect(load().prices).toEqual({});
+    const bad = writeConfig(join(root, 'bad-prices.json'), {
+      prices: {
+        'deepseek-chat': { inputPerMTok: 0.27, outputPerMTok: -1, reasoningPerMTok: 2 },
+        'gpt-x': { outputPerMTok: 1 },
+      },
+    });
+    expect(issuesOf(() => load({ argv: ['--config', bad] }))).toEqual([
+      `config file ${bad}: prices.deepseek-chat.outputPerMTok: expected US dollars per million tokens: a number from 0 to 10000`,
+      `config file ${bad}: prices.deepseek-chat.reasoningPerMTok: unknown setting`,
+      `config file ${bad}: prices.gpt-x.inputPerMTok: expected US dollars per million tokens: a number from 0 to 10000`,
+    ]);
+  });
+
   it('lists every problem at once, in a message with one line each', () => {
     const missing = join(root, 'missing');
     let error: unknown;

@@ -137,6 +137,70 @@ export const opSamples: Record<OpName, { args: object; result: object }> = {
     result: { runs: [run] },
   },
   'run.get': { args: { runId: 'run_1' }, result: runGet },
+  'run.changes': {
+    args: { runId: 'run_1' },
+    result: {
+      runId: 'run_1',
+      files: [
+        {
+          path: 'a.ts',
+          writes: [
+            {
+              toolCallId: 'tc_1',
+              tool: 'edit_file',
+              state: 'succeeded',
+              action: 'edited',
+              beforeSha256: 'a'.repeat(64),
+              afterSha256: 'b'.repeat(64),
+              linesAdded: 1,
+              linesRemoved: 1,
+              diff: { artifactId: 'art_1', bytes: 10, text: '-a\n+b\n' },
+              finishedAt: 5,
+            },
+          ],
+        },
+      ],
+      commands: [
+        {
+          toolCallId: 'tc_2',
+          command: 'npm test',
+          cwd: null,
+          state: 'failed',
+          exitCode: 1,
+          signal: null,
+          summary: 'npm test: exit 1 in 2.0 s',
+          errorCode: 'exit_nonzero',
+          durationMs: 2000,
+          output: { bytes: 120, truncated: false },
+          reconciled: null,
+          startedAt: 6,
+          finishedAt: 8,
+        },
+      ],
+    },
+  },
+  'run.usage': {
+    args: { runId: 'run_1' },
+    result: {
+      run: {
+        messages: 2,
+        reported: 2,
+        inputTokens: 1200,
+        cachedInputTokens: 800,
+        outputTokens: 90,
+        reasoningTokens: null,
+        cost: { usd: 0.0012, estimate: true },
+      },
+      session: {
+        messages: 3,
+        reported: 2,
+        inputTokens: 1200,
+        cachedInputTokens: 800,
+        outputTokens: 90,
+        reasoningTokens: null,
+      },
+    },
+  },
   'output.read': { args: { toolCallId: 'tc_1', offset: 0, limit: 4096 }, result: page },
   'artifact.read': { args: { artifactId: 'art_1', offset: 0, limit: 262144 }, result: page },
   'download.link': {

@@ -1,0 +1,84 @@
+/**
+ * What a run changed (docs/protocol.md §6.2 `run.changes`): each file its writes touched,
+ * with every call that wrote it in order and its diff, and every command it started with
+ * how it ended.
+ */
+import { z } from 'zod';
+import { Millis, OpaqueId, Sha256Hex } from './primitives.js';
+import { ToolCallState } from './states.js';
+
+/** Most bytes of one diff carried inline; a longer one is read with `artifact.read`. */
+export const CHANGES_INLINE_DIFF_BYTES = 64 * 1024;
+/** Most bytes of diffs one `run.changes` answer carries inline, all files together. */
+export const CHANGES_INLINE_TOTAL_BYTES = 512 * 1024;
+
+/**
+ * The diff artifact of one write: its id and size, and its text when it fits inline
+ * (else `text` is absent and `artifact.read` pages it).
+ */
+const ChangeDiff = z.looseObject({
+  artifactId: OpaqueId,
+  bytes: z.number().int().nonnegative(),
+  text: z.string().optional(),
+});
+
+/**
+ * One write_file or edit_file call on a file. `action` is what it did: `created` (no file
+ * before), `edited` (edit_file), `overwritten` (write_file over a file), or `unknown` while
+ * it runs or when the host lost track of it (state `unknown`: it may or may not have
+ * written). The digests are of the file's bytes: `beforeSha256` null when it did not
+ * exist; both absent when not known.
+ */
+export const FileWrite = z.looseObject({
+  toolCallId: OpaqueId,
+  tool: z.string(),
+  state: ToolCallState,
+  action: z.enum(['created', 'edited', 'overwritten', 'unknown']),
+  beforeSha256: Sha256Hex.nullable().optional(),
+  afterSha256: Sha256Hex.optional(),
+  linesAdded: z.number().int().nonnegative().optional(),
+  linesRemoved: z.number().int().nonnegative().optional(),
+  /** Null when the write changed no byte (or its diff is not known). */
+  diff: ChangeDiff.nullable(),
+  finishedAt: Millis.nullable(),
+});
+export type FileWrite = z.infer<typeof FileWrite>;
+
+/** A file and the calls that wrote it, oldest first. */
+export const ChangedFile = z.looseObject({
+  path: z.string(),
+  writes: z.array(FileWrite),
+});
+export type ChangedFile = z.infer<typeof ChangedFile>;
+
+/**
+ * One run_command the run started. `state` is the call's; `exitCode` and `signal` are null
+ * when it has none (killed, never ended, unknown). `output` says whether its output can be
+ * read with `output.read`. `reconciled` is the user's verdict on an `unknown` one.
+ */
+export const CommandRun = z.looseObject({
+  toolCallId: OpaqueId,
+  command: z.string(),
+  /** As the model gave it (relative to the workspace); null for the workspace itself. */
+  cwd: z.string().nullable(),
+  state: ToolCallState,
+  exitCode: z.number().int().nullable(),
+  signal: z.string().nullable(),
+  summary: z.string().nullable(),
+  errorCode: z.string().nullable(),
+  durationMs: z.number().nonnegative().nullable(),
+  output: z
+    .looseObject({ bytes: z.number().int().nonnegative(), truncated: z.boolean() })
+    .nullable(),
+  reconciled: z.looseObject({ outcome: z.string() }).nullable(),
+  startedAt: Millis.nullable(),
+  finishedAt: Millis.nullable(),
+});
+export type CommandRun = z.infer<typeof CommandRun>;
+
+export const RunChanges = z.looseObject({
+  runId: OpaqueId,
+  files: z.array(ChangedFile),
+  commands: z.array(CommandRun),
+});
+export type RunChanges = z.infer<typeof RunChanges>;
