@@ -7,6 +7,7 @@ import { TetherError } from '../../protocol/index.js';
 import { visibleText } from '../client/index.js';
 import { approvalCommand, approvalUsage } from './approval-command.js';
 import { CANCEL_USAGE, cancelCommand } from './cancel-command.js';
+import { CHANGES_USAGE, changesCommand } from './changes-command.js';
 import { tetherCommand, UsageError } from '../../common/cli/index.js';
 import { ConnectionFailures } from './connection-failures.js';
 import { HOSTS_USAGE, hostsCommand } from './hosts-command.js';
@@ -22,7 +23,8 @@ export const REMOTE_USAGE = `Usage: tether remote <command> [options]
 Commands:
   pair <link> [--name NAME]     pair with a host (run \`tether pair\` on it for a link)
   hosts                         list the paired hosts
-  runs [--json]                 list the host's recent runs
+  runs [--query TEXT] [--json]  list the host's recent runs, or those matching TEXT
+  changes <runId> [--json]      what a run changed: files with diffs, commands, usage
   submit "<task>" [--workspace DIR] [--model M] [--wait]
                                 start a run; --wait follows it to its end
   watch [runId]                 show runs live (one run until it ends, or all until Ctrl-C)
@@ -44,6 +46,7 @@ const COMMANDS: Readonly<Record<string, { run: Command; usage: string }>> = {
   pair: { run: pairCommand, usage: PAIR_USAGE },
   hosts: { run: hostsCommand, usage: HOSTS_USAGE },
   runs: { run: runsCommand, usage: RUNS_USAGE },
+  changes: { run: changesCommand, usage: CHANGES_USAGE },
   submit: { run: submitCommand, usage: SUBMIT_USAGE },
   watch: { run: watchCommand, usage: WATCH_USAGE },
   approve: { run: approvalCommand('approve'), usage: approvalUsage('approve') },

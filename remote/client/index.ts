@@ -18,3 +18,4 @@ export { type ClientStorage } from './storage.js';
 export { type WebSocketFactory } from './websocket.js';
 export { cutText, hiddenCount, visibleParts, visibleText } from './visible-text.js';
 export { approvalView, inputText } from './approval-view.js';
+export { costText, usageText } from './usage-text.js';

@@ -16,6 +16,9 @@ import { navigate, useRoute } from './state/route-hook.js';
 
 // The first load pairs and lists runs; every other screen is its own chunk.
 const RunScreen = lazyScreen(() => import('./screens/run-screen.js').then((m) => m.RunScreen));
+const ChangesScreen = lazyScreen(() =>
+  import('./screens/changes-screen.js').then((m) => m.ChangesScreen),
+);
 const SubmitScreen = lazyScreen(() =>
   import('./screens/submit-screen.js').then((m) => m.SubmitScreen),
 );
@@ -109,6 +112,14 @@ function Screen({ route }: { route: ReturnType<typeof useRoute> }) {
       return (
         <RunScreen
           key={`${route.hostId}/${route.runId}`}
+          hostId={route.hostId}
+          runId={route.runId}
+        />
+      );
+    case 'changes':
+      return (
+        <ChangesScreen
+          key={`${route.hostId}/${route.runId}/changes`}
           hostId={route.hostId}
           runId={route.runId}
         />

@@ -9,7 +9,10 @@ export function NavBar({ route }: { route: Route }) {
   const view = useAppView();
   const pending = view.hosts.reduce((sum, host) => sum + pendingApprovals(host.state).length, 0);
   const current = (screen: Route['screen']) =>
-    route.screen === screen || (screen === 'runs' && route.screen === 'run') ? 'page' : undefined;
+    route.screen === screen ||
+    (screen === 'runs' && (route.screen === 'run' || route.screen === 'changes'))
+      ? 'page'
+      : undefined;
   return (
     <nav class="nav" aria-label="Screens">
       <a href="#/runs" data-testid="nav-runs" aria-current={current('runs')}>

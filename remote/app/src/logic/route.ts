@@ -7,6 +7,7 @@
 export type Route =
   | { screen: 'runs' }
   | { screen: 'run'; hostId: string; runId: string }
+  | { screen: 'changes'; hostId: string; runId: string }
   | { screen: 'submit' }
   | { screen: 'approvals' }
   | { screen: 'devices' }
@@ -17,7 +18,8 @@ export function parseRoute(hash: string): Route {
   const parts = hash.replace(/^#\/?/, '').split('/').map(decodePart);
   switch (parts[0]) {
     case 'run': {
-      const [, hostId, runId] = parts;
+      const [, hostId, runId, view] = parts;
+      if (hostId && runId && view === 'changes') return { screen: 'changes', hostId, runId };
       if (hostId && runId) return { screen: 'run', hostId, runId };
       return { screen: 'runs' };
     }
@@ -31,10 +33,11 @@ export function parseRoute(hash: string): Route {
   }
 }
 
-/** The hash of a screen, e.g. `#/run/<hostId>/<runId>`. */
+/** The hash of a screen, e.g. `#/run/<hostId>/<runId>` or `#/run/<hostId>/<runId>/changes`. */
 export function routeHash(route: Route): string {
-  if (route.screen === 'run') {
-    return `#/run/${encodeURIComponent(route.hostId)}/${encodeURIComponent(route.runId)}`;
+  if (route.screen === 'run' || route.screen === 'changes') {
+    const run = `#/run/${encodeURIComponent(route.hostId)}/${encodeURIComponent(route.runId)}`;
+    return route.screen === 'changes' ? `${run}/changes` : run;
   }
   return `#/${route.screen}`;
 }

@@ -4,6 +4,7 @@
  */
 import { useEffect, useState } from 'preact/hooks';
 import { type Artifact, isTerminalRunState, type Message, type Run } from '#protocol';
+import { costText, toolCallsOf, usageText } from '#client';
 import { DiffView } from '../components/diff-view.js';
 import { HostApproval } from '../components/host-approval.js';
 import { MarkdownView } from '../components/markdown-view.js';
@@ -11,6 +12,7 @@ import { ReadPager } from '../components/read-pager.js';
 import { RunStateBadge } from '../components/run-state-badge.js';
 import { ToolCard } from '../components/tool-card.js';
 import { useRun } from '../hooks/use-run.js';
+import { useRunFacts } from '../hooks/use-run-facts.js';
 import { useSubmit } from '../hooks/use-submit.js';
 import { looksLikeDiff } from '../logic/diff-lines.js';
 import {
@@ -20,6 +22,7 @@ import {
   RUN_WINDOW_STEP,
   timelineItems,
 } from '../logic/run-timeline.js';
+import { routeHash } from '../logic/route.js';
 import { currentRetry, formatBytes, isSessionIdle } from '../logic/run-view.js';
 import { hostOf, useAppView } from '../state/app-context.js';
 import type { HostView } from '../state/app-view.js';
@@ -93,6 +96,7 @@ function RunView({ host, run }: { host: HostView; run: Run }) {
             continues an earlier run
           </a>
         )}
+        <RunFacts host={host} run={run} />
       </header>
 
       {hidden > 0 && (
@@ -166,6 +170,56 @@ function RunView({ host, run }: { host: HostView; run: Run }) {
       {action.error !== undefined && <p class="error">{action.error}</p>}
       <FollowUp host={host} run={run} idle={idle} />
     </main>
+  );
+}
+
+/** Tools whose calls the Changes screen lists, once started. */
+const CHANGING_TOOLS: readonly string[] = ['write_file', 'edit_file', 'run_command'];
+
+/** The run's token usage as the host sums it, its cost estimate, and the way to its changes. */
+function RunFacts({ host, run }: { host: HostView; run: Run }) {
+  const { result } = useRunFacts(host, run, 'run.usage');
+  const changing = toolCallsOf(host.state, run.id).filter(
+    (call) => CHANGING_TOOLS.includes(call.name) && call.startedAt !== null,
+  ).length;
+  const tokens = result === undefined ? undefined : usageText(result.run);
+  const cost = result === undefined ? undefined : costText(result.run);
+  const sessionTokens =
+    result !== undefined && result.session.messages > result.run.messages
+      ? usageText(result.session)
+      : undefined;
+  const sessionCost = result === undefined ? undefined : costText(result.session);
+  const session =
+    sessionTokens === undefined
+      ? undefined
+      : `${sessionTokens}${sessionCost === undefined ? '' : ` · ${sessionCost}`}`;
+  return (
+    <div class="run-facts">
+      {tokens !== undefined && (
+        <p class="muted small" data-testid="run-usage">
+          {tokens}
+          {cost !== undefined && (
+            <>
+              {' · '}
+              <span data-testid="run-cost">{cost}</span>
+            </>
+          )}
+        </p>
+      )}
+      {session !== undefined && (
+        <p class="muted small" data-testid="session-usage">
+          This conversation: {session}
+        </p>
+      )}
+      <a
+        class="button"
+        data-testid="run-changes"
+        data-count={String(changing)}
+        href={routeHash({ screen: 'changes', hostId: host.hostId, runId: run.id })}
+      >
+        Changes ({changing})
+      </a>
+    </div>
   );
 }
 

@@ -3,11 +3,12 @@
  * waiting to send on top. Live: it follows the host's events. Older runs than the
  * snapshot's recent ones are paged in as the end of the list comes near, or by a button.
  */
-import { useEffect, useRef } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { pendingApprovals } from '#client';
 import { ModelNotice } from '../components/model-notice.js';
 import { OutboxList } from '../components/outbox-list.js';
 import { RunStateBadge } from '../components/run-state-badge.js';
+import { HostMatches, RunSearchBox } from '../components/run-search.js';
 import { routeHash } from '../logic/route.js';
 import { ago, listedRuns, mayHaveOlderRuns } from '../logic/run-view.js';
 import { useAppView, useModel, useNow } from '../state/app-context.js';
@@ -15,12 +16,18 @@ import type { HostView } from '../state/app-view.js';
 
 export function RunsScreen() {
   const view = useAppView();
+  const [query, setQuery] = useState('');
   return (
     <main class="screen" data-testid="runs-screen">
       <h1 class="screen-title">Runs</h1>
-      {view.hosts.map((host) => (
-        <HostRuns key={host.hostId} host={host} online={view.online} />
-      ))}
+      <RunSearchBox onQuery={setQuery} />
+      {view.hosts.map((host) =>
+        query === '' ? (
+          <HostRuns key={host.hostId} host={host} online={view.online} />
+        ) : (
+          <HostMatches key={`${host.hostId}/${query}`} host={host} query={query} />
+        ),
+      )}
     </main>
   );
 }
