@@ -3,7 +3,7 @@
  * with every call that wrote it in order and its diff, and every command it started with
  * how it ended.
  */
-import { z } from 'zod';
+import { z } from 'zod/mini';
 import { Millis, OpaqueId, Sha256Hex } from './primitives.js';
 import { ToolCallState } from './states.js';
 
@@ -16,10 +16,12 @@ export const CHANGES_INLINE_TOTAL_BYTES = 512 * 1024;
  * The diff artifact of one write: its id and size, and its text when it fits inline
  * (else `text` is absent and `artifact.read` pages it).
  */
+const Count = z.int().check(z.nonnegative());
+
 const ChangeDiff = z.looseObject({
   artifactId: OpaqueId,
-  bytes: z.number().int().nonnegative(),
-  text: z.string().optional(),
+  bytes: Count,
+  text: z.optional(z.string()),
 });
 
 /**
@@ -34,13 +36,13 @@ export const FileWrite = z.looseObject({
   tool: z.string(),
   state: ToolCallState,
   action: z.enum(['created', 'edited', 'overwritten', 'unknown']),
-  beforeSha256: Sha256Hex.nullable().optional(),
-  afterSha256: Sha256Hex.optional(),
-  linesAdded: z.number().int().nonnegative().optional(),
-  linesRemoved: z.number().int().nonnegative().optional(),
+  beforeSha256: z.optional(z.nullable(Sha256Hex)),
+  afterSha256: z.optional(Sha256Hex),
+  linesAdded: z.optional(Count),
+  linesRemoved: z.optional(Count),
   /** Null when the write changed no byte (or its diff is not known). */
-  diff: ChangeDiff.nullable(),
-  finishedAt: Millis.nullable(),
+  diff: z.nullable(ChangeDiff),
+  finishedAt: z.nullable(Millis),
 });
 export type FileWrite = z.infer<typeof FileWrite>;
 
@@ -60,19 +62,17 @@ export const CommandRun = z.looseObject({
   toolCallId: OpaqueId,
   command: z.string(),
   /** As the model gave it (relative to the workspace); null for the workspace itself. */
-  cwd: z.string().nullable(),
+  cwd: z.nullable(z.string()),
   state: ToolCallState,
-  exitCode: z.number().int().nullable(),
-  signal: z.string().nullable(),
-  summary: z.string().nullable(),
-  errorCode: z.string().nullable(),
-  durationMs: z.number().nonnegative().nullable(),
-  output: z
-    .looseObject({ bytes: z.number().int().nonnegative(), truncated: z.boolean() })
-    .nullable(),
-  reconciled: z.looseObject({ outcome: z.string() }).nullable(),
-  startedAt: Millis.nullable(),
-  finishedAt: Millis.nullable(),
+  exitCode: z.nullable(z.int()),
+  signal: z.nullable(z.string()),
+  summary: z.nullable(z.string()),
+  errorCode: z.nullable(z.string()),
+  durationMs: z.nullable(z.number().check(z.nonnegative())),
+  output: z.nullable(z.looseObject({ bytes: Count, truncated: z.boolean() })),
+  reconciled: z.nullable(z.looseObject({ outcome: z.string() })),
+  startedAt: z.nullable(Millis),
+  finishedAt: z.nullable(Millis),
 });
 export type CommandRun = z.infer<typeof CommandRun>;
 

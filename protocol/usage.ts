@@ -2,9 +2,9 @@
  * Token usage summed by the host (docs/protocol.md §6.2 `run.usage`) and the cost the
  * host's configured prices make of it.
  */
-import { z } from 'zod';
+import { z } from 'zod/mini';
 
-const Count = z.number().int().nonnegative();
+const Count = z.int().check(z.nonnegative());
 
 /**
  * Tokens over a set of assistant messages. `messages` counts them, `reported` those whose
@@ -15,14 +15,16 @@ const Count = z.number().int().nonnegative();
 export const TokenUsage = z.looseObject({
   messages: Count,
   reported: Count,
-  inputTokens: Count.nullable(),
-  cachedInputTokens: Count.nullable(),
-  outputTokens: Count.nullable(),
-  reasoningTokens: Count.nullable(),
+  inputTokens: z.nullable(Count),
+  cachedInputTokens: z.nullable(Count),
+  outputTokens: z.nullable(Count),
+  reasoningTokens: z.nullable(Count),
   /**
    * An estimate from the prices in the host's config, in US dollars; present only when
    * every message counted reported its input and output tokens and its model has a price.
    */
-  cost: z.looseObject({ usd: z.number().nonnegative(), estimate: z.literal(true) }).optional(),
+  cost: z.optional(
+    z.looseObject({ usd: z.number().check(z.nonnegative()), estimate: z.literal(true) }),
+  ),
 });
 export type TokenUsage = z.infer<typeof TokenUsage>;
