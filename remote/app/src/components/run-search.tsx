@@ -1,21 +1,14 @@
 /**
- * The search box over every paired host's runs (`runs.list` with a `query`, matched by the
- * host against tasks, conversation titles and answers), debounced, with the matches paged
- * as the host pages them. The layout's `/` shortcut focuses `[data-search-input]`.
+ * The search box over every paired host's runs, debounced; the matches are shown by
+ * search-results.tsx, a chunk of its own loaded at the first search. The layout's `/`
+ * shortcut focuses `[data-search-input]`.
  */
+import type { ComponentType } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
-import type { Run } from '#protocol';
-import { routeHash } from '../logic/route.js';
-import { ago } from '../logic/run-view.js';
-import { useNow } from '../state/app-context.js';
 import type { HostView } from '../state/app-view.js';
-import { errorText } from '../state/use-action.js';
-import { RunStateBadge } from './run-state-badge.js';
-import { shownText } from './shown-text.js';
 
 /** Quiet time after the last key before the hosts are asked. */
 const DEBOUNCE_MS = 250;
-const PAGE = 50;
 
 /** The box; `onQuery` hears the trimmed text once typing paused ('' when cleared). */
 export function RunSearchBox({ onQuery }: { onQuery: (query: string) => void }) {
@@ -39,87 +32,31 @@ export function RunSearchBox({ onQuery }: { onQuery: (query: string) => void }) 
   );
 }
 
-interface Matches {
-  runs: readonly Run[];
-  next: string | undefined;
-  loading: boolean;
-  error: string | undefined;
-}
+type Matches = ComponentType<{ host: HostView; query: string }>;
+let loaded: Matches | undefined;
 
-/** One host's matches for `query`, newest first, with a button for the next page. */
-export function HostMatches({ host, query }: { host: HostView; query: string }) {
-  const now = useNow();
-  const [matches, setMatches] = useState<Matches>({
-    runs: [],
-    next: undefined,
-    loading: true,
-    error: undefined,
-  });
-  const connection = host.connection;
-  const ask = (before: string | undefined, earlier: readonly Run[], current: () => boolean) => {
-    setMatches((last) => ({ ...last, loading: true, error: undefined }));
-    connection
-      .request('runs.list', { query, limit: PAGE, ...(before === undefined ? {} : { before }) })
-      .then(
-        (page) =>
-          current() &&
-          setMatches({
-            runs: [...earlier, ...page.runs],
-            next: page.next,
-            loading: false,
-            error: undefined,
-          }),
-        (failure: unknown) =>
-          current() &&
-          setMatches((last) => ({ ...last, loading: false, error: errorText(failure) })),
-      );
-  };
+/** A host's matches for `query`, once their chunk came (again after a failed load). */
+export function HostMatches(props: { host: HostView; query: string }) {
+  const [Shown, setShown] = useState<{ matches: Matches } | undefined>(
+    loaded === undefined ? undefined : { matches: loaded },
+  );
+  const [failed, setFailed] = useState(false);
   useEffect(() => {
+    if (Shown !== undefined) return;
     let current = true;
-    ask(undefined, [], () => current);
+    import('./search-results.js').then(
+      (module) => {
+        loaded = module.HostMatches;
+        if (current) setShown({ matches: module.HostMatches });
+      },
+      () => current && setFailed(true),
+    );
     return () => {
       current = false;
     };
-  }, [connection, query]);
-  return (
-    <section class="host-section" data-testid="search-results" data-host-id={host.hostId}>
-      <h2 class="host-name">{host.hostName}</h2>
-      {matches.error !== undefined && <p class="error">Search: {matches.error}</p>}
-      {!matches.loading && matches.error === undefined && matches.runs.length === 0 && (
-        <p class="empty" data-testid="search-empty">
-          No run matches.
-        </p>
-      )}
-      <ul class="list">
-        {matches.runs.map((run) => (
-          <li key={run.id}>
-            <a
-              class="row run-row"
-              href={routeHash({ screen: 'run', hostId: host.hostId, runId: run.id })}
-              data-testid="search-row"
-              data-run-id={run.id}
-              data-state={run.state}
-            >
-              <span class="row-main">
-                <span class="row-title">{shownText(run.input.text)}</span>
-                <span class="row-meta">{ago(run.createdAt, now)}</span>
-              </span>
-              <RunStateBadge state={run.state} />
-            </a>
-          </li>
-        ))}
-      </ul>
-      {matches.next !== undefined && (
-        <button
-          type="button"
-          class="button wide"
-          data-testid="search-more"
-          disabled={matches.loading}
-          onClick={() => ask(matches.next, matches.runs, () => true)}
-        >
-          {matches.loading ? 'Searching…' : 'More matches'}
-        </button>
-      )}
-    </section>
-  );
+  }, [Shown]);
+  if (Shown !== undefined) return <Shown.matches {...props} />;
+  return failed ? (
+    <p class="error">Search could not be loaded: the host may be out of reach.</p>
+  ) : null;
 }

@@ -54,7 +54,11 @@ export function ToolCard({ host, call }: { host: HostView; call: ToolCall }) {
           {tail?.text ?? ''}
         </pre>
       )}
-      {summary !== undefined && <p class="tool-summary">{summary}</p>}
+      {summary !== undefined && (
+        <p class="tool-summary" data-testid="tool-summary">
+          {shownText(summary)}
+        </p>
+      )}
       {call.state === 'unknown' && <UnknownOutcome host={host} call={call} />}
       {HAS_OUTPUT.includes(call.state) && (
         <ReadPager

@@ -105,11 +105,11 @@ function Write({ host, write }: { host: HostView; write: FileWrite }) {
       </p>
       {write.afterSha256 !== undefined && (
         <p class="muted small approval-digest" data-testid="file-digests">
-          sha256{' '}
-          {write.beforeSha256 === null || write.beforeSha256 === undefined
-            ? '(new file)'
-            : short(write.beforeSha256)}{' '}
-          →{short(write.afterSha256)}
+          {`sha256 ${
+            write.beforeSha256 === null || write.beforeSha256 === undefined
+              ? '(new file)'
+              : short(write.beforeSha256)
+          } → ${short(write.afterSha256)}`}
         </p>
       )}
       {write.diff === null ? (
