@@ -91,9 +91,9 @@ afterAll(async () => {
   await app?.dispose();
 });
 
-const Digests = z.array(
-  z.object({ afterSha256: z.string(), beforeSha256: z.string().nullable(), path: z.string() }),
-);
+const WriteResult = z.object({
+  data: z.object({ afterSha256: z.string(), beforeSha256: z.string().nullable() }),
+});
 
 describe('the Changes view', () => {
   it('shows the run’s usage and cost estimate, and counts its changes', async () => {
@@ -142,16 +142,17 @@ describe('the Changes view', () => {
 
     // The digests shown are the ones the store recorded for each write.
     const calls = storeToolCalls(app.dataDir, runId);
-    const stored = Digests.parse(
-      readStore(app.dataDir, (db) =>
-        (
+    const stored = readStore(app.dataDir, (db) =>
+      z
+        .array(z.object({ result_json: z.string() }))
+        .parse(
           db
             .prepare(
               "SELECT result_json FROM tool_calls WHERE run_id = ? AND name != 'run_command' ORDER BY position",
             )
-            .all(runId) as { result_json: string }[]
-        ).map((row) => (JSON.parse(row.result_json) as { data: unknown }).data),
-      ),
+            .all(runId),
+        )
+        .map((row) => WriteResult.parse(JSON.parse(row.result_json)).data),
     );
     const shownDigests = await byTestId(screen, 'file-digests').allTextContents();
     expect(shownDigests[0]).toBe(`sha256 (new file) → ${stored[0]!.afterSha256.slice(0, 12)}`);

@@ -26,7 +26,7 @@ export function useRunFacts<O extends FactOp>(
     if (!connected) return;
     let current = true;
     // Both ops take `{runId}`; TypeScript cannot see that through the generic.
-    const asked = host.connection.request(op as FactOp, { runId: run.id }) as Promise<OpResult<O>>;
+    const asked = host.connection.request<FactOp>(op, { runId: run.id }) as Promise<OpResult<O>>;
     asked.then(
       (result) => current && setAnswer({ result }),
       (failure: unknown) =>
