@@ -31,11 +31,12 @@ import {
   DEMO_MODEL_LABEL,
   DEMO_MODEL_NAME,
 } from '../model/index.js';
-import { allowRuleWarnings, decidePolicy } from '../policy/index.js';
+import { allowRuleWarnings, compileReadProtection, decidePolicy } from '../policy/index.js';
 import { keepAwake, watchForWake } from '../power/index.js';
 import { PushDispatcher } from '../push/index.js';
 import { Runtime, type RuntimeModel } from '../runtime/index.js';
 import {
+  createSearchTools,
   editFileTool,
   killProcessGroup,
   readOnlyTools,
@@ -237,6 +238,10 @@ async function startLocked(
       prices: config.prices,
       tools: [
         ...readOnlyTools,
+        ...createSearchTools({
+          protectedPaths: (workspace) =>
+            compileReadProtection(config.policy.protectedPaths, workspace, homedir()),
+        }),
         writeFileTool,
         editFileTool,
         runCommandTool,

@@ -15,6 +15,8 @@ import type { NamedPath, ProtectedPaths } from './protected-paths.js';
 import type { PolicyAccess, PolicyCall, PolicyContext, PolicyDecision } from './types.js';
 
 const PathInput = z.looseObject({ path: z.string() });
+/** find_files and search_files search the workspace root when they name no path. */
+const SearchInput = z.looseObject({ path: z.string().default('.') });
 const CommandInput = z.looseObject({ command: z.string(), cwd: z.string().optional() });
 
 type Setting = 'allow' | 'ask' | 'deny';
@@ -26,7 +28,8 @@ type Setting = 'allow' | 'ask' | 'deny';
  *    deny rule → deny;
  * 3. a path (or a command's cwd) outside the workspace → `outsideWorkspace` (ask, with
  *    `access`, by default);
- * 4. `tools.<name>` when set; else read_file and list_directory allow, write_file and
+ * 4. `tools.<name>` when set; else read_file, list_directory, find_files and search_files
+ *    allow (the search tools skip protected paths inside the folder), write_file and
  *    edit_file ask, run_command allows what an allow rule matches (command-rules.ts) when
  *    it runs in a plain folder of the workspace and its extra words name no path outside
  *    or protected, and asks the rest; tools policy does not know ask.
@@ -41,6 +44,12 @@ export async function decidePolicy(call: PolicyCall, ctx: PolicyContext): Promis
     case 'read_file':
     case 'list_directory':
       return decidePathCall(call, 'read', setting ?? 'allow', ctx);
+    case 'find_files':
+    case 'search_files': {
+      const input = SearchInput.safeParse(call.input);
+      const named = input.success ? { ...call, input: input.data } : call;
+      return decidePathCall(named, 'read', setting ?? 'allow', ctx);
+    }
     case 'write_file':
     case 'edit_file':
       return decidePathCall(call, 'write', setting ?? 'ask', ctx);

@@ -10,6 +10,8 @@ import { findShellSpecial, SHELL_METACHARACTERS } from './command-words.js';
 const POLICY_TOOL_NAMES = [
   'list_directory',
   'read_file',
+  'find_files',
+  'search_files',
   'write_file',
   'edit_file',
   'run_command',

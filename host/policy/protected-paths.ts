@@ -76,6 +76,19 @@ export async function compileProtectedPaths(
   };
 }
 
+/**
+ * The check find_files and search_files walk with: whether `absolute` is protected from
+ * reading. Their walk follows no symlink, so a path it meets is its own real path.
+ */
+export async function compileReadProtection(
+  extra: readonly string[],
+  workspace: string,
+  homedir: string,
+): Promise<(absolute: string) => boolean> {
+  const isProtected = await compileProtectedPaths(extra, workspace, homedir);
+  return (absolute) => isProtected({ lexical: absolute, real: absolute }, 'read') !== null;
+}
+
 async function patternRegexes(
   pattern: string,
   workspace: string,

@@ -1,10 +1,11 @@
 /**
  * host/tools/: the tools the model calls, their input schemas, and workspace containment.
  */
-export type { ToolContext, ToolDefinition, ToolResult } from './types.js';
+export type { ProtectedPathCheck, ToolContext, ToolDefinition, ToolResult } from './types.js';
+export type { SearchToolOptions } from './search-scope.js';
 export { parseToolInput } from './tool-input.js';
 export { resolveWorkspacePath } from './workspace-path.js';
-export { readOnlyTools } from './registry.js';
+export { createSearchTools, readOnlyTools } from './registry.js';
 export { writeFileTool } from './write-file.js';
 export { editFileTool } from './edit-file.js';
 export { runCommandTool } from './run-command.js';

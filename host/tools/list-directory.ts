@@ -9,6 +9,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { errnoCode } from './errno.js';
 import { formatBytes } from './format-bytes.js';
+import { NOISY_FOLDERS } from './noisy-folders.js';
 import { failedResult, fileSystemFailure } from './tool-result.js';
 import { defineTool } from './tool-input.js';
 import { resolveToolPath } from './workspace-path.js';
@@ -17,17 +18,6 @@ import { resolveToolPath } from './workspace-path.js';
 const LIST_DIRECTORY_DEFAULT_DEPTH = 2;
 /** Most entries one listing returns. */
 const LIST_DIRECTORY_MAX_ENTRIES = 500;
-/** Folders that are listed with their entry count but never descended. */
-const NOISY_FOLDERS: ReadonlySet<string> = new Set([
-  '.git',
-  'node_modules',
-  'dist',
-  'build',
-  '.venv',
-  '__pycache__',
-  '.next',
-  'target',
-]);
 
 /** One listed entry. Directories at the last level carry no counts: they were not read. */
 export interface DirectoryEntry {

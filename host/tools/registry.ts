@@ -1,13 +1,27 @@
 /**
  * The tools the model can be offered, by name.
  */
+import { createFindFilesTool } from './find-files.js';
 import { listDirectoryTool } from './list-directory.js';
 import { readFileTool } from './read-file.js';
+import { createSearchFilesTool } from './search-files.js';
+import type { SearchToolOptions } from './search-scope.js';
 import type { ToolDefinition } from './types.js';
 
 /** Tools that never change anything: the set offered before any writing tool exists. */
 // `ToolDefinition<unknown>`: inputs are checked by `parseToolInput` before `execute`.
 export const readOnlyTools: readonly ToolDefinition<unknown>[] = [listDirectoryTool, readFileTool];
+
+/**
+ * find_files and search_files: read-only too, but they walk whole trees, so they are made
+ * with the protected paths they must never list or read.
+ */
+export function createSearchTools(options: SearchToolOptions): ToolDefinition<unknown>[] {
+  return [
+    createFindFilesTool(options),
+    createSearchFilesTool(options),
+  ] as ToolDefinition<unknown>[];
+}
 
 /** The tool called `name`, or undefined when no such tool exists. */
 export function getTool(name: string): ToolDefinition<unknown> | undefined {

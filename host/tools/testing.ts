@@ -18,3 +18,7 @@ export { PREVIEW_DIFF_MAX_BYTES } from './file-change.js';
 export { capDiff, unifiedDiff } from './unified-diff.js';
 export { createWriteFileTool } from './write-file.js';
 export type { WriteFileInput } from './write-file.js';
+export { createFindFilesTool } from './find-files.js';
+export type { FindFilesInput } from './find-files.js';
+export { createSearchFilesTool } from './search-files.js';
+export type { SearchFilesInput } from './search-files.js';

@@ -31,6 +31,12 @@ export interface ToolContext {
   approvedBaseSha256?: string | null;
 }
 
+/**
+ * True for an absolute path no tool may read or list (policy's protected paths: `.env`
+ * files, keys, the config's own patterns); the search tools skip what it names.
+ */
+export type ProtectedPathCheck = (absolute: string) => boolean;
+
 /** What a tool's preview may use. */
 export type ToolPreviewContext = Pick<ToolContext, 'workspace' | 'signal' | 'outsideAccess'>;
 
