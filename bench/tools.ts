@@ -3,15 +3,18 @@
  * it can (next to the same command writing to /dev/null and to a bare Node pipe reader);
  * the time from cancel until the command's whole process group is gone, with and without a
  * grandchild that ignores SIGTERM; and the cost of running `true` through the tool next to
- * a bare `child_process.spawn`.
+ * a bare `child_process.spawn`. search_files over a generated 50,000-file tree (time, RSS,
+ * event-loop delay) next to `grep -rn` of the same pattern over the same tree.
  *
- *   npx tsc -p tsconfig.build.json && node dist/bench/tools.js
+ *   npx tsc -p tsconfig.build.json && node dist/bench/tools.js [flood] [cancel] [spawn] [search]
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createRunCommandTool } from '../host/tools/testing.js';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { compileReadProtection } from '../host/policy/index.js';
+import { createRunCommandTool, createSearchFilesTool } from '../host/tools/testing.js';
 import type { ToolContext } from '../host/tools/index.js';
 import type { ToolOutputSink } from '../host/tools/testing.js';
 
@@ -164,10 +167,138 @@ async function spawnOverhead(): Promise<void> {
   );
 }
 
+const SEARCH_FOLDERS = 50;
+const SEARCH_SUBFOLDERS = 10;
+const SEARCH_FILES_PER_FOLDER = 100;
+const SEARCH_ROUNDS = 5;
+
+/** 50 × 10 folders of 100 files, ~1 KiB of code each; every 100th file holds "needle". */
+function writeSearchTree(root: string): number {
+  let written = 0;
+  for (let top = 0; top < SEARCH_FOLDERS; top++) {
+    for (let sub = 0; sub < SEARCH_SUBFOLDERS; sub++) {
+      const folder = join(root, `pkg${top}`, `mod${sub}`);
+      mkdirSync(folder, { recursive: true });
+      for (let file = 0; file < SEARCH_FILES_PER_FOLDER; file++) {
+        const lines = [`// file ${written}`];
+        for (let line = 0; line < 12; line++) {
+          lines.push(`export function handler${line}(value: number): number {`);
+          lines.push(`  return value * ${line} + ${file};`);
+          lines.push('}');
+        }
+        if (written % 100 === 0) lines.push(`const needle = ${written};`);
+        writeFileSync(join(folder, `file${file}.ts`), `${lines.join('\n')}\n`);
+        written += 1;
+      }
+    }
+  }
+  return written;
+}
+
+/** `grep -rn` of `pattern` over `root` (run under /usr/bin/time): its ms, lines and peak RSS. */
+function grepRun(
+  pattern: string,
+  root: string,
+): Promise<{ ms: number; lines: number; kib: number }> {
+  const started = performance.now();
+  const child = spawn('/usr/bin/time', ['-f', '%M', 'grep', '-rnE', pattern, '.'], {
+    cwd: root,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let lines = 0;
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => {
+    for (let at = chunk.indexOf(10); at !== -1; at = chunk.indexOf(10, at + 1)) lines += 1;
+  });
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  return new Promise((resolve) =>
+    child.once('close', () =>
+      resolve({
+        ms: performance.now() - started,
+        lines,
+        kib: Number(stderr.trim().split('\n').at(-1)),
+      }),
+    ),
+  );
+}
+
+async function searchFiles(): Promise<void> {
+  const root = join(workspace, 'tree');
+  const files = writeSearchTree(root);
+  const tool = createSearchFilesTool({
+    protectedPaths: (where) => compileReadProtection([], where, homedir()),
+  });
+  console.log(
+    `search_files over ${files} files in ${SEARCH_FOLDERS * SEARCH_SUBFOLDERS} folders ` +
+      `(~${fixed((files * 1.1) / 1024, 0)} MiB), median of ${SEARCH_ROUNDS} after one warm-up, ` +
+      `next to grep -rnE of the same pattern in the same run`,
+  );
+  const patterns = [
+    ['a rare literal', 'needle'],
+    ['a regex on every line', 'function \\w+\\('],
+  ] as const;
+  for (const [label, pattern] of patterns) {
+    const grepPattern = pattern.replace('\\w', '[[:alnum:]_]');
+    const toolMs: number[] = [];
+    const grepMs: number[] = [];
+    let peak = 0;
+    let rssBefore = 0;
+    let matches: unknown;
+    let grepLines = 0;
+    let grepKib = 0;
+    let delayMax = 0;
+    const delayP99: number[] = [];
+    for (let round = -1; round < SEARCH_ROUNDS; round++) {
+      const grep = await grepRun(grepPattern, root);
+      rssBefore = process.memoryUsage().rss;
+      peak = Math.max(peak, rssBefore);
+      const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 10);
+      const delay = monitorEventLoopDelay({ resolution: 5 });
+      delay.enable();
+      const started = performance.now();
+      const result = await tool.execute(
+        { pattern, path: root, caseSensitive: true },
+        { workspace, signal: new AbortController().signal },
+      );
+      const ms = performance.now() - started;
+      delay.disable();
+      clearInterval(sampler);
+      if (result.status !== 'succeeded' || result.data?.['incomplete'] !== null) {
+        throw new Error(`search_files did not finish: ${result.content.split('\n').at(-1)}`);
+      }
+      if (round < 0) continue;
+      toolMs.push(ms);
+      grepMs.push(grep.ms);
+      matches = result.data?.['matches'];
+      grepLines = grep.lines;
+      grepKib = grep.kib;
+      delayMax = Math.max(delayMax, delay.max / 1e6);
+      delayP99.push(delay.percentile(99) / 1e6);
+    }
+    const [t, g] = [median(toolMs), median(grepMs)];
+    console.log(
+      `  ${label} (/${pattern}/): ${String(matches)} matching lines (grep printed ${grepLines})`,
+    );
+    console.log(`    grep -rnE:      ${fixed(g)} ms, peak RSS ${fixed(grepKib / 1024, 1)} MiB`);
+    console.log(
+      `    search_files:   ${fixed(t)} ms (${fixed(t / g, 2)}x grep); host RSS ` +
+        `${fixed(rssBefore / MiB, 0)} MiB before, peak ${fixed(peak / MiB, 0)} MiB (worker ` +
+        `thread included); event-loop delay p99 ${fixed(median(delayP99))} ms, max ${fixed(delayMax)} ms`,
+    );
+  }
+}
+
+const sections = new Map([
+  ['flood', flood],
+  ['cancel', cancel],
+  ['spawn', spawnOverhead],
+  ['search', searchFiles],
+]);
+const chosen = process.argv.slice(2);
 try {
-  await flood();
-  await cancel();
-  await spawnOverhead();
+  for (const [name, section] of sections) {
+    if (chosen.length === 0 || chosen.includes(name)) await section();
+  }
 } finally {
   rmSync(workspace, { recursive: true, force: true });
 }

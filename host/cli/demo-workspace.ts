@@ -9,8 +9,9 @@ import type { Workspace } from '../config/index.js';
 const SAMPLE_FILES: Readonly<Record<string, string>> = {
   'README.md': `# Demo workspace
 
-This folder was made by \`tether start --demo\`. The demo model lists it, reads this
-file, and asks to run a command, so you can try approving from your phone.
+This folder was made by \`tether start --demo\`. The demo model lists it, finds and
+searches its files, reads this file, and asks to run a command, so you can try approving
+from your phone.
 
 - Runs are recorded on the host and shown live on every paired device.
 - Commands ask for approval before they run.

@@ -1,9 +1,10 @@
 /**
  * The demo model of `tether start --demo`: a scripted, offline ModelAdapter (not an AI)
  * that walks a newcomer through the whole flow. For each task it streams a short intro
- * word by word, lists the workspace, reads a file it found (README.md first), proposes a
- * command that asks for approval under the default policy, and after the result answers
- * with a summary of what it saw. Deterministic; no network.
+ * word by word, lists the workspace, finds its text files and searches them (read-only
+ * tools that never ask), reads a file it found (README.md first), proposes a command that
+ * asks for approval under the default policy, and after the result answers with a summary
+ * of what it saw. Deterministic; no network.
  */
 import type {
   ModelAdapter,
@@ -23,14 +24,21 @@ export const DEMO_MODEL_LABEL = 'demo model: scripted, not an AI';
 /** Pause between streamed words, so previews show on a phone. */
 const WORD_DELAY_MS = 60;
 
+/** What the tour searches its text files for. */
+const SEARCH_PATTERN = 'approv';
+
 type Step =
   | { kind: 'list' }
+  | { kind: 'find' }
+  | { kind: 'search'; found: number }
   | { kind: 'read'; path: string | null; listing: string }
   | { kind: 'command'; path: string | null }
   | { kind: 'summary'; facts: Facts };
 
 interface Facts {
   entries: number;
+  found: number;
+  matchingLines: number;
   path: string | null;
   firstLine: string | null;
   command: string;
@@ -73,10 +81,20 @@ function firstContentLine(readResult: string): string | null {
   return line === undefined ? null : line.slice(0, 80);
 }
 
-/** Where the task is, from the tool results so far: list, read (if a file), command, summary. */
+/** The count in a find_files or search_files header: `: 2 files match`, `: 3 matching lines`. */
+function headerCount(result: string): number {
+  return Number(/: (?:at least )?(\d+) (?:files? match|matching line)/.exec(result)?.[1] ?? 0);
+}
+
+/**
+ * Where the task is, from the tool results so far: list, find, search, read (if a file),
+ * command, summary.
+ */
 function nextStep(task: readonly ModelMessage[]): Step {
-  const [listing, ...rest] = toolResults(task);
+  const [listing, found, searched, ...rest] = toolResults(task);
   if (listing === undefined) return { kind: 'list' };
+  if (found === undefined) return { kind: 'find' };
+  if (searched === undefined) return { kind: 'search', found: headerCount(found) };
   const path = filesIn(listing)[0] ?? null;
   const [read, ran] = path === null ? [undefined, rest[0]] : rest;
   if (path !== null && read === undefined) return { kind: 'read', path, listing };
@@ -85,6 +103,8 @@ function nextStep(task: readonly ModelMessage[]): Step {
     kind: 'summary',
     facts: {
       entries: Number(/(\d+) entries\)/.exec(listing.split('\n')[0] ?? '')?.[1] ?? 0),
+      found: headerCount(found),
+      matchingLines: headerCount(searched),
       path,
       firstLine: read === undefined ? null : firstContentLine(read),
       command: commandFor(path),
@@ -102,6 +122,24 @@ function say(step: Step, turn: number): { text: string; call?: ModelToolCall } {
         text: "Hello! I'm the Tether demo model: scripted, not an AI. Let me look around this workspace first.",
         call: { id: id('list'), name: 'list_directory', arguments: JSON.stringify({ path: '.' }) },
       };
+    case 'find':
+      return {
+        text: 'Let me find the text files. Finding and searching files only reads, so it never needs your approval.',
+        call: {
+          id: id('find'),
+          name: 'find_files',
+          arguments: JSON.stringify({ glob: '*.{md,txt}' }),
+        },
+      };
+    case 'search':
+      return {
+        text: `I found ${step.found} text files. Let me search the workspace for "${SEARCH_PATTERN}".`,
+        call: {
+          id: id('search'),
+          name: 'search_files',
+          arguments: JSON.stringify({ pattern: SEARCH_PATTERN }),
+        },
+      };
     case 'read':
       return {
         text: `I see ${filesIn(step.listing).length} files at the top. Let me read ${step.path}.`,
@@ -116,7 +154,10 @@ function say(step: Step, turn: number): { text: string; call?: ModelToolCall } {
     }
     case 'summary': {
       const { facts } = step;
-      const parts = [`Here is what I saw: the workspace has ${facts.entries} entries.`];
+      const parts = [
+        `Here is what I saw: the workspace has ${facts.entries} entries, ${facts.found} of ` +
+          `them text files, and ${facts.matchingLines} lines mention "${SEARCH_PATTERN}".`,
+      ];
       if (facts.path !== null) {
         parts.push(
           facts.firstLine === null

@@ -22,3 +22,4 @@ export { createFindFilesTool } from './find-files.js';
 export type { FindFilesInput } from './find-files.js';
 export { createSearchFilesTool } from './search-files.js';
 export type { SearchFilesInput } from './search-files.js';
+export type { SearchToolOptions } from './search-scope.js';

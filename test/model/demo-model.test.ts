@@ -1,7 +1,8 @@
 /**
  * `tether start --demo`: the scripted demo model through the real runtime. It lists the
- * sample workspace, reads README.md, asks to run `wc -l README.md`, and after the
- * approval answers with a summary of what it saw.
+ * sample workspace, finds and searches its files (no approval asked), reads README.md,
+ * asks to run `wc -l README.md`, and after the approval answers with a summary of what it
+ * saw.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -83,7 +84,7 @@ describe('the demo model', () => {
     });
   });
 
-  it('lists, reads README.md, waits for approval of wc -l, and summarises what it saw', async () => {
+  it('lists, finds and searches unasked, reads README.md, waits for approval of wc -l, and summarises', async () => {
     const { runId } = z.object({ runId: z.string() }).parse(
       await channel.call('run.submit', {
         commandId: 'demo-test-run-00000001',
@@ -93,8 +94,14 @@ describe('the demo model', () => {
     const waiting = await runView(runId, (view) => view.run.state === 'waiting_for_approval');
     expect(waiting.toolCalls.map((call) => [call.name, call.state])).toEqual([
       ['list_directory', 'succeeded'],
+      ['find_files', 'succeeded'],
+      ['search_files', 'succeeded'],
       ['read_file', 'succeeded'],
       ['run_command', 'waiting_for_approval'],
+    ]);
+    // The host's own policy let the searches run: the only approval is the command's.
+    expect(waiting.approvals.map((approval) => approval.input.command)).toEqual([
+      'wc -l README.md',
     ]);
     expect(waiting.messages[0]?.text).toContain('Tether demo model: scripted, not an AI');
     const approval = waiting.approvals[0]!;
@@ -112,7 +119,9 @@ describe('the demo model', () => {
     );
     expect(done.run.state).toBe('succeeded');
     const summary = done.messages.at(-1)?.text ?? '';
-    expect(summary).toContain('the workspace has 3 entries');
+    expect(summary).toContain(
+      'the workspace has 3 entries, 2 of them text files, and 2 lines mention "approv"',
+    );
     expect(summary).toContain('README.md begins with "# Demo workspace"');
     expect(summary).toMatch(/`wc -l README\.md` printed "\d+ README\.md"/);
   });

@@ -4,7 +4,7 @@ import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { compileReadProtection } from '../../host/policy/index.js';
-import type { SearchToolOptions } from '../../host/tools/index.js';
+import type { SearchToolOptions } from '../../host/tools/testing.js';
 import type { Fixture } from './fixture.js';
 
 /** Files holding "needle" that a search of the workspace must find, sorted. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseToolInput, readOnlyTools } from '../../host/tools/index.js';
+import { createSearchTools, parseToolInput, readOnlyTools } from '../../host/tools/index.js';
 import { readFileTool } from '../../host/tools/testing.js';
 import { getTool, listDirectoryTool } from '../../host/tools/testing.js';
 
@@ -89,6 +89,32 @@ describe('tool JSON schemas for the model', () => {
 
   it('gives every field a description', () => {
     for (const tool of readOnlyTools) {
+      const properties = Object.values(tool.parameters.properties as object) as object[];
+      for (const property of properties) expect(property).toHaveProperty('description');
+    }
+  });
+});
+
+describe('the search tools', () => {
+  it('show the model their fields, each described, and require only glob or pattern', () => {
+    const tools = createSearchTools({ protectedPaths: () => Promise.resolve(() => false) });
+    expect(
+      tools.map((tool) => [
+        tool.name,
+        tool.readOnly,
+        Object.keys(tool.parameters.properties as object),
+        tool.parameters.required,
+      ]),
+    ).toEqual([
+      ['find_files', true, ['glob', 'path', 'maxResults'], ['glob']],
+      [
+        'search_files',
+        true,
+        ['pattern', 'path', 'glob', 'caseSensitive', 'maxResults'],
+        ['pattern'],
+      ],
+    ]);
+    for (const tool of tools) {
       const properties = Object.values(tool.parameters.properties as object) as object[];
       for (const property of properties) expect(property).toHaveProperty('description');
     }
