@@ -58,6 +58,15 @@ describe('routes', () => {
     expect(parseRoute('#/approvals')).toEqual({ screen: 'approvals' });
     expect(parseRoute('')).toEqual({ screen: 'runs' });
     expect(parseRoute('#/run/only-host')).toEqual({ screen: 'runs' });
+    const changes = { screen: 'changes', hostId: 'h/1', runId: 'run_2' } as const;
+    expect(routeHash(changes)).toBe('#/run/h%2F1/run_2/changes');
+    expect(parseRoute(routeHash(changes))).toEqual(changes);
+    // An unknown view of a run opens the run.
+    expect(parseRoute('#/run/h/run_2/other')).toEqual({
+      screen: 'run',
+      hostId: 'h',
+      runId: 'run_2',
+    });
   });
 
   it('recognises a pairing link only in a #pair= fragment', () => {

@@ -98,6 +98,20 @@ describe('tether remote', () => {
     expect(table.stdout).toMatch(new RegExp(`^${runId} +succeeded .*What is the answer\\?$`, 'm'));
   });
 
+  it('runs --query finds a run by its answer; changes says what it changed', async () => {
+    const found = await remote('runs', '--query', 'ANSWER IS 42');
+    expect(found.code).toBe(0);
+    expect(found.stdout).toMatch(new RegExp(`^${answered.id} +succeeded `, 'm'));
+    expect(found.stdout.trimEnd().split('\n')).toHaveLength(2);
+    const none = await remote('runs', '--query', 'no such words');
+    expect(none.stdout).toBe('No runs match "no such words".\n');
+    const changes = await remote('changes', answered.id);
+    expect(changes.stderr).toBe('');
+    expect(changes.stdout).toBe(
+      'No files written.\n\nNo commands run.\n\nusage: not reported by the model provider\n',
+    );
+  });
+
   it('submit --wait exits 1 when the run fails', async () => {
     model.push(errorReply(401, 'invalid api key'));
     const result = await remote(

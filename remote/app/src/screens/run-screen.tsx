@@ -3,7 +3,13 @@
  * artifacts, and the actions its state allows (cancel, continue, follow-up).
  */
 import { useEffect, useState } from 'preact/hooks';
-import { type Artifact, isTerminalRunState, type Message, type Run } from '#protocol';
+import {
+  type Artifact,
+  isTerminalRunState,
+  type Message,
+  type Run,
+  type ToolCall,
+} from '#protocol';
 import { costText, toolCallsOf, usageText } from '#client';
 import { DiffView } from '../components/diff-view.js';
 import { HostApproval } from '../components/host-approval.js';
@@ -173,15 +179,20 @@ function RunView({ host, run }: { host: HostView; run: Run }) {
   );
 }
 
-/** Tools whose calls the Changes screen lists, once started. */
-const CHANGING_TOOLS: readonly string[] = ['write_file', 'edit_file', 'run_command'];
+/**
+ * Whether the Changes screen lists the call (host/runtime/run-changes.ts): a command once
+ * started; a write that succeeded or may have written (a failed one wrote nothing).
+ */
+function isChange(call: ToolCall): boolean {
+  if (call.name === 'run_command') return call.startedAt !== null;
+  if (call.name !== 'write_file' && call.name !== 'edit_file') return false;
+  return call.state === 'succeeded' || call.state === 'running' || call.state === 'unknown';
+}
 
 /** The run's token usage as the host sums it, its cost estimate, and the way to its changes. */
 function RunFacts({ host, run }: { host: HostView; run: Run }) {
   const { result } = useRunFacts(host, run, 'run.usage');
-  const changing = toolCallsOf(host.state, run.id).filter(
-    (call) => CHANGING_TOOLS.includes(call.name) && call.startedAt !== null,
-  ).length;
+  const changing = toolCallsOf(host.state, run.id).filter(isChange).length;
   const tokens = result === undefined ? undefined : usageText(result.run);
   const cost = result === undefined ? undefined : costText(result.run);
   const sessionTokens =
