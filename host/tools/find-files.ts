@@ -8,6 +8,7 @@ import {
   counted,
   describeSkipped,
   describeWalkStop,
+  fitLines,
   globInput,
   globMatcher,
   resolveSearchScope,
@@ -54,7 +55,8 @@ export function createFindFilesTool(options: SearchToolOptions): ToolDefinition<
       `(relative to the workspace) sorted, up to maxResults (default ` +
       `${FIND_FILES_DEFAULT_RESULTS}, at most ${FIND_FILES_MAX_RESULTS}), with a count of the ` +
       `rest. Skips what .gitignore ignores, folders such as node_modules, .git and dist ` +
-      `(name one as path to look inside), protected files and symlinks.`,
+      `(name one as path to look inside), protected files and symlinks. It never needs ` +
+      `approval: prefer it to find or ls -R through run_command, which asks every time.`,
     input: findFilesInput,
     readOnly: true,
     async execute(input, ctx) {
@@ -80,7 +82,7 @@ export function createFindFilesTool(options: SearchToolOptions): ToolDefinition<
       }
       found.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
       const max = input.maxResults ?? FIND_FILES_DEFAULT_RESULTS;
-      const shown = found.slice(0, max);
+      const shown = fitLines(found.slice(0, max).map(showPath));
       const more = found.length - shown.length;
       const stop = describeWalkStop(stats, deadlineMs);
       const atLeast = stop === null ? '' : 'at least ';
@@ -88,7 +90,7 @@ export function createFindFilesTool(options: SearchToolOptions): ToolDefinition<
         `find_files ${JSON.stringify(input.glob)} in ${scope.where}: ${atLeast}` +
         `${found.length === 1 ? '1 file matches' : `${found.length} files match`} ` +
         `(${counted(stats.files, 'file')} in ${counted(stats.directories, 'folder')} looked at)`;
-      const lines = [header, ...shown.map(showPath)];
+      const lines = [header, ...shown];
       if (more > 0) {
         lines.push(
           `more: ${counted(more, 'more file')} not shown; pass maxResults (up to ${FIND_FILES_MAX_RESULTS}) or narrow path/glob`,

@@ -11,6 +11,7 @@ import {
   counted,
   describeSkipped,
   describeWalkStop,
+  fitLines,
   globInput,
   globMatcher,
   resolveSearchScope,
@@ -125,7 +126,8 @@ export function createSearchFilesTool(
       `there are. Skips what .gitignore ignores, folders such as node_modules, .git and dist ` +
       `(name one as path to search it), binary files, files over ` +
       `${formatBytes(SEARCH_MAX_FILE_BYTES)}, protected files and symlinks. Stops after ` +
-      `${deadlineMs / 1000} s and says so. Use read_file to see a match in context.`,
+      `${deadlineMs / 1000} s and says so. Use read_file to see a match in context. It never ` +
+      `needs approval: prefer it to grep through run_command, which asks every time.`,
     input: searchFilesInput,
     readOnly: true,
     async execute(input, ctx) {
@@ -281,7 +283,8 @@ function describeSearch(
   const { hits, totals, stats, stop } = found;
   const regex = compilePattern(input.pattern, input.caseSensitive);
   const shownPattern = `/${regex.source}/${regex.flags.replace('u', '')}`;
-  const more = totals.matches - hits.length;
+  const shown = fitLines(hits.map((hit) => `${showPath(hit.shown)}:${hit.line}: ${hit.text}`));
+  const more = totals.matches - shown.length;
   const atLeast = stop === null ? '' : 'at least ';
   const counts =
     totals.matches === 0
@@ -292,7 +295,7 @@ function describeSearch(
   const lines = [
     `search_files ${shownPattern} in ${scope.where}${glob}: ${counts}; ` +
       `${counted(totals.searched, 'file')} searched (${formatBytes(totals.bytes)}) in ${found.elapsedMs} ms`,
-    ...hits.map((hit) => `${showPath(hit.shown)}:${hit.line}: ${hit.text}`),
+    ...shown,
   ];
   if (more > 0) {
     lines.push(
@@ -327,7 +330,7 @@ function describeSearch(
       glob: input.glob ?? null,
       matches: totals.matches,
       matchedFiles: totals.matchedFiles,
-      returned: hits.length,
+      returned: shown.length,
       more,
       filesSearched: totals.searched,
       bytesSearched: totals.bytes,

@@ -129,6 +129,21 @@ export function describeWalkStop(stats: WalkStats, deadlineMs: number): string |
   }
 }
 
+/** Most characters of result lines one call returns, whatever maxResults asks. */
+const SEARCH_MAX_CONTENT_CHARS = 64 * 1024;
+
+/** The first of `lines` that fit in the content budget. */
+export function fitLines(lines: readonly string[]): string[] {
+  let chars = 0;
+  const kept: string[] = [];
+  for (const line of lines) {
+    chars += line.length + 1;
+    if (chars > SEARCH_MAX_CONTENT_CHARS) break;
+    kept.push(line);
+  }
+  return kept;
+}
+
 /** `1 file`, `2 files`. */
 export function counted(count: number, noun: string): string {
   return `${count} ${noun}${count === 1 ? '' : 's'}`;

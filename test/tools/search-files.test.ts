@@ -54,6 +54,17 @@ describe('search_files over a real tree', () => {
     expect(result.data).toMatchObject({ matches: 5, returned: 2, more: 3 });
   });
 
+  it('keeps its output under 64 KiB, counting what did not fit as more', async () => {
+    await fx.write('src/many.ts', `needle ${'x'.repeat(250)}\n`.repeat(500));
+    const result = await search({ pattern: 'needle', path: 'src/many.ts', maxResults: 500 });
+    const returned = result.data?.['returned'] as number;
+    expect(result.content.length).toBeLessThan(64 * 1024 + 1024);
+    expect(returned).toBeGreaterThan(200);
+    expect(returned).toBeLessThan(500);
+    expect(result.data).toMatchObject({ matches: 500, more: 500 - returned });
+    expect(result.content).toContain(`\nmore: ${500 - returned} more matching lines not shown;`);
+  });
+
   it('is case-insensitive unless the pattern has a capital letter or caseSensitive says so', async () => {
     await fx.write('src/upper.ts', ' NEEDLE\n');
     const found = async (input: SearchFilesInput) => (await search(input)).data?.['matches'];
