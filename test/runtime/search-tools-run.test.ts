@@ -1,0 +1,77 @@
+/**
+ * A model exploring a workspace with find_files and search_files through the real runtime,
+ * policy and scripted model server: no approval is asked, the model sees the results, and
+ * a pattern that backtracks without end ends at the deadline while the host keeps
+ * answering.
+ */
+import { writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { compileReadProtection, decidePolicy, PolicyConfig } from '../../host/policy/index.js';
+import { createSearchTools, readOnlyTools } from '../../host/tools/index.js';
+import { textTurn, toolCallTurn } from '../support/scripted-model-server.js';
+import { commandId, startHarness } from './harness.js';
+
+const policy = PolicyConfig.parse({});
+
+describe('the search tools in a run', () => {
+  it('run unasked, hand the model their results, and a runaway pattern stops at the deadline', async () => {
+    await using harness = await startHarness({
+      runtime: {
+        tools: [
+          ...readOnlyTools,
+          ...createSearchTools({
+            protectedPaths: (workspace) => compileReadProtection([], workspace, homedir()),
+            deadlineMs: 500,
+          }),
+        ],
+        policy: (call, workspace) => decidePolicy(call, { workspace, policy, homedir: homedir() }),
+      },
+    });
+    writeFileSync(join(harness.workspace, '.env'), 'console=secret\n');
+    writeFileSync(join(harness.workspace, 'src', 'evil.ts'), `${'a'.repeat(40)}!\n`);
+    harness.model.push(
+      toolCallTurn([
+        { id: 'find', name: 'find_files', arguments: '{"glob":"*.ts"}' },
+        { id: 'search', name: 'search_files', arguments: '{"pattern":"console"}' },
+        { id: 'evil', name: 'search_files', arguments: '{"pattern":"^(a+)+$","path":"src"}' },
+      ]),
+      textTurn('explored'),
+    );
+    const { runId } = harness.runtime.submit(
+      { commandId: commandId(), input: { text: 'explore' } },
+      'dev',
+    );
+    // While the runaway pattern holds its thread, the host's event loop answers queries.
+    let answered = 0;
+    const asking = setInterval(() => {
+      harness.runtime.getRun(runId);
+      answered += 1;
+    }, 20);
+    await harness.runtime.whenIdle();
+    clearInterval(asking);
+
+    const run = harness.runtime.getRun(runId);
+    expect(run.run.state).toBe('succeeded');
+    expect(run.approvals).toEqual([]);
+    expect(run.toolCalls.map((call) => [call.name, call.state])).toEqual([
+      ['find_files', 'succeeded'],
+      ['search_files', 'succeeded'],
+      ['search_files', 'succeeded'],
+    ]);
+    expect(answered).toBeGreaterThan(10);
+    const seen = harness.model
+      .chatBodies()[1]!
+      .messages.flatMap((message) => (message.role === 'tool' ? [String(message['content'])] : []));
+    expect(seen[0]).toBe(
+      'find_files "*.ts" in .: 2 files match (3 files in 2 folders looked at)\nsrc/evil.ts\nsrc/main.ts\nskipped: 1 protected',
+    );
+    expect(seen[1]).toMatch(/^search_files \/console\/i in \.: 1 matching line in 1 file;/);
+    expect(seen[1]).toContain('\nsrc/main.ts:1: console.log("hi");\n');
+    expect(seen[1]).not.toContain('secret');
+    expect(seen[2]).toContain(
+      '\nINCOMPLETE: stopped at the 500 ms deadline while matching src/evil.ts;',
+    );
+  });
+});
