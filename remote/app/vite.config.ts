@@ -1,12 +1,14 @@
 /**
  * Builds the PWA (remote/app) into dist/app, which the host serves: Preact, and the service
  * worker of src/sw.ts (Workbox precaching, so the app opens offline, and the push and
- * notification-click handlers) with the build's file list injected.
+ * notification-click handlers) with the build's file list injected. The build fails when
+ * the first load's JS is past its budget (scripts/first-load-budget.ts).
  */
 import { fileURLToPath } from 'node:url';
 import preact from '@preact/preset-vite';
 import { defineConfig } from 'vite';
 import { VitePWA } from 'vite-plugin-pwa';
+import { firstLoadBudget } from './scripts/first-load-budget.js';
 
 const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 
@@ -18,6 +20,8 @@ export default defineConfig({
     outDir: here('../../dist/app'),
     emptyOutDir: true,
     target: 'es2022',
+    // Every browser the app supports has <link rel="modulepreload">: no polyfill for it.
+    modulePreload: { polyfill: false },
     // The icons are small files: as data: URLs they would only grow the bundle.
     assetsInlineLimit: 0,
     rolldownOptions: {
@@ -30,6 +34,8 @@ export default defineConfig({
   },
   plugins: [
     preact(),
+    // Fails the build when the first load's JS is past its budget (55 KB gzip).
+    firstLoadBudget(),
     VitePWA({
       // generateSW cannot add push handlers (only through importScripts): our own worker.
       strategies: 'injectManifest',

@@ -4,16 +4,16 @@
  */
 import './zod-jitless.js';
 import { render } from 'preact';
-import { registerSW } from 'virtual:pwa-register';
 import { browserWebSocketFactory, IndexedDbStorage } from '#client/browser';
 import { App } from './app.js';
 import { openMessageHash } from './logic/push-notification.js';
 import { pairLinkAt } from './logic/route.js';
+import { registerServiceWorker } from './register-worker.js';
 import { AppModel } from './state/app-model.js';
 import { notificationSync } from './state/notification-sync.js';
 import './styles.css';
 
-registerSW({ immediate: true });
+registerServiceWorker();
 
 // A notification's click in the service worker shows its screen here (docs/push.md).
 if ('serviceWorker' in navigator) {

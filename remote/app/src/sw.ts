@@ -15,7 +15,7 @@ import { notificationHash, OPEN_MESSAGE, pushNotification } from './logic/push-n
 
 declare const self: ServiceWorkerGlobalScope;
 
-// A new build takes over at once; the page reloads itself (virtual:pwa-register, autoUpdate).
+// A new build takes over at once; the page reloads itself (register-worker.ts).
 void self.skipWaiting();
 clientsClaim();
 precacheAndRoute(self.__WB_MANIFEST);

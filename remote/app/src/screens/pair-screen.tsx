@@ -6,7 +6,6 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { TetherError } from '#protocol';
 import type { PairResult } from '#client';
 import { DEVICE_NAME_KEY, pairingDevice } from '../logic/device-name.js';
-import { scanQr } from '../qr/scan-qr.js';
 import { useAppView, useModel } from '../state/app-context.js';
 
 export interface PairScreenProps {
@@ -69,6 +68,8 @@ export function PairScreen({ link, onBusy, onDone, onCancel }: PairScreenProps) 
     scanAbort.current = abort;
     setPhase({ step: 'scanning' });
     try {
+      // The scanner (and jsQR behind it) is its own chunk: most pairings come by link.
+      const { scanQr } = await import('../qr/scan-qr.js');
       const scanned = await scanQr(element, abort.signal);
       await pairWith(scanned);
     } catch (error) {
