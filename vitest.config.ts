@@ -7,6 +7,8 @@ const STRESS = ['test/faults/chaos.test.ts', 'test/faults/crash-loop.test.ts'];
 export default defineConfig({
   test: {
     pool: 'forks',
+    // zod's English issue messages, as the host's and the CLI's entries set them.
+    setupFiles: ['test/support/issue-messages.ts'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
     projects: [

@@ -3,7 +3,6 @@
  */
 import { z } from 'zod/mini';
 import { isB64uOfLength } from './encoding.js';
-import './zod-messages.js';
 
 /** The protocol version this code speaks. */
 export const PROTOCOL_VERSION = 1;

@@ -1,9 +1,16 @@
 /**
- * The protocol's schemas are zod/mini (tree-shakable: the app's first load carries only
- * what they use). zod/mini loads no error messages; these are the English ones zod
- * classic sets, so an issue reads the same on the host, in the CLI and in the browser.
+ * zod's English issue messages ("Invalid input: expected string, received number"), which
+ * zod/mini does not load by itself.
  */
 import { z } from 'zod/mini';
 import { en } from 'zod/locales';
 
-z.config(en());
+/**
+ * Makes every zod issue read as zod classic writes it, in the messages the host sends and
+ * the CLI prints: the host's and the CLI's entries call it, and the tests. The app does
+ * not, so its first load carries none of the 2.7 KB: an issue in the browser keeps its
+ * code, path and expected type, and its message reads "Invalid input".
+ */
+export function setEnglishIssueMessages(): void {
+  z.config(en());
+}

@@ -2,6 +2,7 @@
  * The `tether` command (`tether remote …` is dispatched to the remote's CLI by bin/tether.js).
  */
 import { homedir } from 'node:os';
+import { setEnglishIssueMessages } from '../../protocol/index.js';
 import { ConfigError, HOST_USAGE, resolveDataDir } from '../config/index.js';
 import { StoreOpenError } from '../store/index.js';
 import { VERSION } from '../version.js';
@@ -119,6 +120,7 @@ async function runHostCommand(
 
 /** Runs `tether <argv>`; resolves with the exit code. */
 export async function main(argv: readonly string[]): Promise<number> {
+  setEnglishIssueMessages();
   const [command, ...rest] = argv;
   try {
     switch (command) {

@@ -44,7 +44,7 @@ import {
   writeFileTool,
   type ToolDefinition,
 } from '../tools/index.js';
-import { b64u } from '../../protocol/index.js';
+import { b64u, setEnglishIssueMessages } from '../../protocol/index.js';
 import type { Identity } from '../../pairing/index.js';
 import { nativeChannelCrypto } from '../../pairing/node/index.js';
 import {
@@ -129,6 +129,8 @@ export async function startHost(
   print: (line: string) => void,
   options: StartHostOptions = {},
 ): Promise<RunningHost> {
+  // The messages of the issues the host sends (an in-process host has no main()).
+  setEnglishIssueMessages();
   const faults = armFaultPoints(process.env);
   const logFormat = takeLogFormat(argv);
   const config = loadHostConfig({

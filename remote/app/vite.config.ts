@@ -25,6 +25,16 @@ export default defineConfig({
     // The icons are small files: as data: URLs they would only grow the bundle.
     assetsInlineLimit: 0,
     rolldownOptions: {
+      treeshake: {
+        // Our own modules only define things, but for the few imported for their effect:
+        // one whose exports no chunk uses is left out of that chunk. Else the #client and
+        // #protocol barrels pull every module they re-export (what only a lazy screen
+        // uses too) into the first load.
+        moduleSideEffects: (id) =>
+          id.includes('/node_modules/') || !/\/(protocol|pairing|remote)\//.test(id)
+            ? undefined
+            : /\.css$|\/(main\.tsx|zod-jitless\.ts)$/.test(id),
+      },
       output: {
         // Everything the first load imports in one chunk (not split by what the lazy
         // screens share with it): one script to fetch, gzipped as a whole.

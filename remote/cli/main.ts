@@ -3,7 +3,7 @@
  * (pairing, the encrypted channel, the durable outbox). Human output by default.
  */
 import { homedir } from 'node:os';
-import { TetherError } from '../../protocol/index.js';
+import { setEnglishIssueMessages, TetherError } from '../../protocol/index.js';
 import { visibleText } from '../client/index.js';
 import { approvalCommand, approvalUsage } from './approval-command.js';
 import { CANCEL_USAGE, cancelCommand } from './cancel-command.js';
@@ -97,6 +97,7 @@ export async function runRemoteCli(args: readonly string[], ctx: RemoteContext):
 
 /** `tether remote …` from bin/tether.js: `args` are the arguments after `remote`. */
 export async function main(args: string[]): Promise<number> {
+  setEnglishIssueMessages();
   const interrupt = new AbortController();
   const onInterrupt = () => interrupt.abort(new TetherError('unavailable', 'interrupted'));
   process.once('SIGINT', onInterrupt);
