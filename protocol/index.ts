@@ -69,6 +69,8 @@ export {
 } from './records.js';
 export {
   ChangedFile,
+  CHANGES_ANSWER_BYTES,
+  CHANGES_COMMAND_CHARS,
   CHANGES_INLINE_DIFF_BYTES,
   CHANGES_INLINE_TOTAL_BYTES,
   CommandRun,

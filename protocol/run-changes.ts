@@ -9,8 +9,12 @@ import { ToolCallState } from './states.js';
 
 /** Most bytes of one diff carried inline; a longer one is read with `artifact.read`. */
 export const CHANGES_INLINE_DIFF_BYTES = 64 * 1024;
-/** Most bytes of diffs one `run.changes` answer carries inline, all files together. */
+/** Most bytes of diffs one `run.changes` answer carries inline (as JSON), all files together. */
 export const CHANGES_INLINE_TOTAL_BYTES = 512 * 1024;
+/** Most characters of a command `run.changes` carries; the tool call has it whole. */
+export const CHANGES_COMMAND_CHARS = 2000;
+/** Most bytes of JSON one `run.changes` answer holds, below the 1 MiB frame. */
+export const CHANGES_ANSWER_BYTES = 900 * 1024;
 
 /**
  * The diff artifact of one write: its id and size, and its text when it fits inline
@@ -61,6 +65,8 @@ export type ChangedFile = z.infer<typeof ChangedFile>;
 export const CommandRun = z.looseObject({
   toolCallId: OpaqueId,
   command: z.string(),
+  /** Characters cut off the end of `command` (absent when it is whole). */
+  commandCut: z.optional(Count),
   /** As the model gave it (relative to the workspace); null for the workspace itself. */
   cwd: z.nullable(z.string()),
   state: ToolCallState,
@@ -76,9 +82,14 @@ export const CommandRun = z.looseObject({
 });
 export type CommandRun = z.infer<typeof CommandRun>;
 
+/**
+ * `omitted` counts the writes and commands left out, oldest kept, when listing them all
+ * would not fit one answer (thousands of calls): the run's tool calls still have them.
+ */
 export const RunChanges = z.looseObject({
   runId: OpaqueId,
   files: z.array(ChangedFile),
   commands: z.array(CommandRun),
+  omitted: z.optional(z.looseObject({ writes: Count, commands: Count })),
 });
 export type RunChanges = z.infer<typeof RunChanges>;

@@ -4,6 +4,8 @@
  */
 import { z } from 'zod';
 import {
+  CHANGES_ANSWER_BYTES,
+  CHANGES_COMMAND_CHARS,
   CHANGES_INLINE_DIFF_BYTES,
   CHANGES_INLINE_TOTAL_BYTES,
   type ChangedFile,
@@ -41,14 +43,23 @@ const CommandResult = z.looseObject({
  * Files in the order the run first wrote them, each with its writes oldest first; then the
  * commands that started, in order. A write or command that never started (denied, invalid)
  * changed nothing and is left out; one that failed after starting wrote nothing (a write's
- * failure always leaves the file as it was) and is left out of the files too.
+ * failure always leaves the file as it was) and is left out of the files too. Entries past
+ * what one answer holds are counted in `omitted` instead (each entry is measured as JSON).
  */
 export function runChanges(
   runId: string,
   calls: readonly StoredToolCall[],
   artifacts: readonly StoredArtifact[],
 ): RunChanges {
-  const budget = { left: CHANGES_INLINE_TOTAL_BYTES };
+  const inline = { left: CHANGES_INLINE_TOTAL_BYTES };
+  let room = CHANGES_ANSWER_BYTES - 1024;
+  const omitted = { writes: 0, commands: 0 };
+  const fits = (entry: object) => {
+    const bytes = Buffer.byteLength(JSON.stringify(entry));
+    if (bytes > room) return false;
+    room -= bytes;
+    return true;
+  };
   const files = new Map<string, ChangedFile>();
   const commands: CommandRun[] = [];
   const ordered = [...calls].sort(
@@ -57,17 +68,28 @@ export function runChanges(
   for (const call of ordered) {
     if (call.startedAt === null) continue;
     if (call.name === 'run_command') {
-      commands.push(commandRun(call));
+      const command = commandRun(call);
+      if (fits(command)) commands.push(command);
+      else omitted.commands += 1;
       continue;
     }
     if (!WRITE_TOOLS.has(call.name)) continue;
-    const write = fileWrite(call, artifacts, budget);
+    const write = fileWrite(call, artifacts, inline);
     if (write === undefined) continue;
-    const file = files.get(write.path) ?? { path: write.path, writes: [] };
-    file.writes.push(write.entry);
-    files.set(write.path, file);
+    const file = files.get(write.path);
+    if (!fits(file === undefined ? { path: write.path, writes: [write.entry] } : write.entry)) {
+      omitted.writes += 1;
+      continue;
+    }
+    if (file === undefined) files.set(write.path, { path: write.path, writes: [write.entry] });
+    else file.writes.push(write.entry);
   }
-  return { runId, files: [...files.values()], commands };
+  return {
+    runId,
+    files: [...files.values()],
+    commands,
+    ...(omitted.writes + omitted.commands > 0 ? { omitted } : {}),
+  };
 }
 
 function fileWrite(
@@ -124,7 +146,10 @@ function diffOf(artifact: StoredArtifact, budget: { left: number }): FileWrite['
     // The file went missing under the store: the reader will say so when asked.
     return reference;
   }
-  budget.left -= artifact.bytes;
+  // Measured as sent: JSON writes a control character as six bytes.
+  const sent = Buffer.byteLength(JSON.stringify(page.text));
+  if (sent > budget.left) return reference;
+  budget.left -= sent;
   return { ...reference, text: page.text };
 }
 
@@ -132,9 +157,16 @@ function commandRun(call: StoredToolCall): CommandRun {
   const input = CommandInput.safeParse(call.input);
   const result = CommandResult.safeParse(call.result ?? {});
   const facts = result.success ? result.data : {};
+  const command = input.success ? input.data.command : '';
+  // Never between the halves of a surrogate pair.
+  const end = /[\uD800-\uDBFF]/.test(command.charAt(CHANGES_COMMAND_CHARS - 1))
+    ? CHANGES_COMMAND_CHARS - 1
+    : CHANGES_COMMAND_CHARS;
+  const cut = Math.max(0, command.length - end);
   return {
     toolCallId: call.id,
-    command: input.success ? input.data.command : '',
+    command: cut === 0 ? command : command.slice(0, end),
+    ...(cut === 0 ? {} : { commandCut: cut }),
     cwd: input.success ? (input.data.cwd ?? null) : null,
     state: call.state,
     exitCode: facts.exitCode ?? null,

@@ -4,3 +4,4 @@
  */
 export { DEFAULT_LIMITS } from './types.js';
 export type { RuntimeOptions } from './types.js';
+export { runChanges } from './run-changes.js';

@@ -62,6 +62,11 @@ function changesText(changes: OpResult<'run.changes'>, usage: OpResult<'run.usag
   lines.push('');
   if (changes.commands.length === 0) lines.push('No commands run.');
   for (const command of changes.commands) lines.push(commandLine(command));
+  if (changes.omitted !== undefined) {
+    lines.push(
+      `(${changes.omitted.writes} more writes and ${changes.omitted.commands} more commands than one answer holds: \`tether remote watch ${changes.runId}\` shows every call)`,
+    );
+  }
   const tokens = usageText(usage.run);
   lines.push('', `usage: ${tokens ?? 'not reported by the model provider'}`);
   const cost = costText(usage.run);
@@ -89,5 +94,7 @@ function commandLine(command: CommandRun): string {
   else if (command.signal !== null) outcome = `killed by ${command.signal}`;
   else outcome = command.errorCode ?? command.state;
   const where = command.cwd === null ? '' : ` in ${clip(command.cwd, 120)}`;
-  return `$ ${clip(command.command, 200)}${where}: ${outcome} (${command.toolCallId})`;
+  const cut =
+    command.commandCut === undefined ? '' : ` [cut: ${command.commandCut} more characters]`;
+  return `$ ${clip(command.command, 200)}${cut}${where}: ${outcome} (${command.toolCallId})`;
 }

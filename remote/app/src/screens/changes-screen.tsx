@@ -4,6 +4,7 @@
  * output on demand. Everything the host sent is shown escaped (shown-text.tsx).
  */
 import type { CommandRun, FileWrite, Run } from '#protocol';
+import { inputText } from '#client';
 import { DiffView } from '../components/diff-view.js';
 import { ReadPager } from '../components/read-pager.js';
 import { shownText } from '../components/shown-text.js';
@@ -69,6 +70,13 @@ function RunChangesView({ host, run }: { host: HostView; run: Run }) {
               </article>
             ))}
           </section>
+          {changes.omitted !== undefined && (
+            <p class="notice" data-testid="changes-omitted">
+              This run made more changes than one answer holds: {changes.omitted.writes} writes and{' '}
+              {changes.omitted.commands} commands are not listed here; the run's tool cards show
+              every call.
+            </p>
+          )}
           <section class="card">
             <h2 class="card-title">Commands ({changes.commands.length})</h2>
             {changes.commands.length === 0 && <p class="muted">This run ran no command.</p>}
@@ -135,6 +143,9 @@ function Write({ host, write }: { host: HostView; write: FileWrite }) {
 }
 
 function Command({ host, command }: { host: HostView; command: CommandRun }) {
+  // The host cuts a long command; the tool call this device holds has it whole.
+  const call = host.state.toolCalls[command.toolCallId];
+  const whole = call === undefined ? undefined : inputText(call.input, 'command');
   return (
     <article
       class="changed-command"
@@ -143,7 +154,13 @@ function Command({ host, command }: { host: HostView; command: CommandRun }) {
       data-state={command.state}
       data-exit-code={command.exitCode === null ? '' : String(command.exitCode)}
     >
-      <pre class="command">{shownText(command.command)}</pre>
+      <pre class="command">{shownText(whole ?? command.command)}</pre>
+      {whole === undefined && command.commandCut !== undefined && (
+        <p class="muted small">
+          … {command.commandCut} more characters cut here; the run's tool card shows the whole
+          command.
+        </p>
+      )}
       {command.cwd !== null && <p class="muted small">in {shownText(command.cwd)}</p>}
       <p class="small" data-testid="command-outcome">
         {outcomeText(command)}
