@@ -3,7 +3,7 @@
  */
 import { z } from 'zod/mini';
 import { Digest, JsonObject, Millis, OpaqueId, PeerId, Seq } from './primitives.js';
-import { ApprovalPreview } from './records.js';
+import { AllowedBy, ApprovalPreview } from './records.js';
 
 const ToolFinishedStatus = z.enum(['succeeded', 'failed', 'cancelled', 'unknown']);
 const RunFinishedState = z.enum(['succeeded', 'failed', 'cancelled', 'interrupted']);
@@ -56,7 +56,10 @@ const EVENT_PAYLOADS = {
     by: z.string(),
     reason: z.optional(z.string()),
   }),
-  'tool.started': z.looseObject({ attempt: z.int().check(z.positive()) }),
+  'tool.started': z.looseObject({
+    attempt: z.int().check(z.positive()),
+    allowedBy: z.optional(AllowedBy),
+  }),
   'tool.finished': z.looseObject({
     status: ToolFinishedStatus,
     summary: z.string(),
@@ -87,6 +90,20 @@ const EVENT_PAYLOADS = {
   'session.idle': z.looseObject({}),
   'device.paired': DeviceChange,
   'device.revoked': DeviceChange,
+  'policy.rule_added': z.looseObject({
+    ruleId: OpaqueId,
+    rule: z.array(z.string()),
+    workspace: z.string(),
+    by: z.string(),
+    byName: z.string(),
+    approvalId: OpaqueId,
+  }),
+  'policy.rule_removed': z.looseObject({
+    ruleId: OpaqueId,
+    rule: z.array(z.string()),
+    workspace: z.string(),
+    by: z.string(),
+  }),
   'host.started': HostLifecycle,
   'host.stopping': HostLifecycle,
 } as const;

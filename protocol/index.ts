@@ -55,6 +55,8 @@ export {
   ToolCallState,
 } from './states.js';
 export {
+  AllowedBy,
+  AllowRule,
   Approval,
   ApprovalPreview,
   Artifact,
@@ -63,6 +65,7 @@ export {
   Message,
   Run,
   RunError,
+  RuleProposal,
   RunInput,
   Session,
   ToolCall,

@@ -5,6 +5,7 @@
  */
 import { z } from 'zod/mini';
 import {
+  AllowRule,
   Approval,
   Artifact,
   Device,
@@ -253,6 +254,26 @@ export const OPS = {
       httpStatus: z.optional(z.int()),
       error: z.optional(z.string()),
     }),
+  },
+  'policy.rules': {
+    command: false,
+    args: Empty,
+    result: z.looseObject({ rules: z.array(AllowRule) }),
+  },
+  'policy.rule_add': {
+    command: true,
+    args: z.strictObject({
+      commandId: CommandId,
+      approvalId: OpaqueId,
+      toolCallId: OpaqueId,
+      inputDigest: Digest,
+    }),
+    result: z.looseObject({ ruleId: OpaqueId, status: z.literal('approved') }),
+  },
+  'policy.rule_remove': {
+    command: true,
+    args: z.strictObject({ commandId: CommandId, ruleId: OpaqueId }),
+    result: EmptyResult,
   },
 } as const;
 

@@ -39,6 +39,19 @@ export const Run = z.looseObject({
 });
 export type Run = z.infer<typeof Run>;
 
+/**
+ * The allow rule added from a remote that let a tool call run without asking: which rule,
+ * its words, and the device that added it and when (docs/policy.md).
+ */
+export const AllowedBy = z.looseObject({
+  ruleId: OpaqueId,
+  words: z.array(z.string()),
+  deviceId: z.string(),
+  deviceName: z.string(),
+  addedAt: Millis,
+});
+export type AllowedBy = z.infer<typeof AllowedBy>;
+
 export const ToolCall = z.looseObject({
   id: OpaqueId,
   runId: OpaqueId,
@@ -49,10 +62,11 @@ export const ToolCall = z.looseObject({
   startedAt: z.nullable(Millis),
   finishedAt: z.nullable(Millis),
   result: z.nullable(JsonObject),
+  /** Set when a rule added from a remote let the call run unasked. */
+  allowedBy: z.optional(AllowedBy),
 });
 export type ToolCall = z.infer<typeof ToolCall>;
 
-/** What an approval card shows: the command, the diff, or the path (section 6.4). */
 /**
  * A path outside the workspace that approving the call lets it touch (the command's
  * folder, the file written), by real path. The approval is bound to exactly this path.
@@ -63,6 +77,24 @@ const OutsideAccess = z.looseObject({
 });
 
 /**
+ * The allow rule an approval card may offer ("Allow like this from now on",
+ * docs/policy.md "Rules added from the app"), computed by the host: the exact words, the
+ * workspace it would hold in, and what else it would match in plain words; or why none is
+ * offered.
+ */
+export const RuleProposal = z.union([
+  z.looseObject({
+    offered: z.literal(true),
+    words: z.array(z.string()).check(z.minLength(1)),
+    workspace: z.string(),
+    matches: z.string(),
+  }),
+  z.looseObject({ offered: z.literal(false), reason: z.string() }),
+]);
+export type RuleProposal = z.infer<typeof RuleProposal>;
+
+/**
+ * What an approval card shows: the command, the diff, or the path (section 6.4).
  * `command`: the full command line and the real path of its folder. `write`: the target
  * as named in the diff (`path`), its real path (`realPath`; absent in rows stored before
  * it existed) and the diff. `path`: a read, or a tool without a preview of its own. Any
@@ -74,6 +106,7 @@ export const ApprovalPreview = z.discriminatedUnion('kind', [
     command: z.string(),
     cwd: z.string(),
     outside: z.optional(OutsideAccess),
+    ruleProposal: z.optional(RuleProposal),
   }),
   z.looseObject({
     kind: z.literal('write'),
@@ -83,12 +116,14 @@ export const ApprovalPreview = z.discriminatedUnion('kind', [
     baseSha256: z.nullable(Sha256Hex),
     newSha256: Sha256Hex,
     outside: z.optional(OutsideAccess),
+    ruleProposal: z.optional(RuleProposal),
   }),
   z.looseObject({
     kind: z.literal('path'),
     path: z.string(),
     access: z.string(),
     outside: z.optional(OutsideAccess),
+    ruleProposal: z.optional(RuleProposal),
   }),
 ]);
 export type ApprovalPreview = z.infer<typeof ApprovalPreview>;
@@ -145,6 +180,22 @@ export const Device = z.looseObject({
   push: z.optional(DevicePush),
 });
 export type Device = z.infer<typeof Device>;
+
+/**
+ * One allow rule as `policy.rules` lists it: from the host's config file (`config`, every
+ * workspace, not removable from a remote) or added from a remote (`app`, one workspace).
+ */
+export const AllowRule = z.looseObject({
+  id: OpaqueId,
+  source: z.enum(['config', 'app']),
+  words: z.array(z.string()),
+  /** The workspace's real path; null for a config rule, which holds in every workspace. */
+  workspace: z.nullable(z.string()),
+  addedBy: z.nullable(z.looseObject({ deviceId: z.string(), name: z.string() })),
+  addedAt: z.nullable(Millis),
+  removable: z.boolean(),
+});
+export type AllowRule = z.infer<typeof AllowRule>;
 
 export const Workspace = z.looseObject({ name: z.string(), path: z.string() });
 export type Workspace = z.infer<typeof Workspace>;

@@ -248,8 +248,9 @@ async function startLocked(
         editFileTool,
         runCommandTool,
       ] as ToolDefinition<unknown>[],
-      policy: (call, workspace) =>
-        decidePolicy(call, { workspace, policy: config.policy, homedir: homedir() }),
+      policy: (call, workspace, addedRules) =>
+        decidePolicy(call, { workspace, policy: config.policy, homedir: homedir(), addedRules }),
+      configAllowRules: config.policy.commands.allow,
       killProcessGroup: (pgid) => killProcessGroup(pgid, 2_000),
     },
     (error) =>

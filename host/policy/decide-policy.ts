@@ -2,17 +2,29 @@
  * Deciding allow / ask / deny for one proposed tool call. Reads the file system (real
  * paths) but changes nothing and runs nothing.
  */
-import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
-import { resolveWorkspacePath } from '../tools/index.js';
+import type { RuleProposal } from '../../protocol/index.js';
+import {
+  addedRuleWordProblem,
+  extraArgumentProblem,
+  locate,
+  protectedPaths,
+  type Located,
+} from './argument-checks.js';
 import { findRule, showRule } from './command-rules.js';
 import { commandParts, commandWords } from './command-words.js';
 import { nestedRepository } from './nested-repository.js';
-import { findProtectedInside } from './protected-inside.js';
-import { compileProtectedPaths } from './protected-paths.js';
-import type { NamedPath, ProtectedPaths } from './protected-paths.js';
-import type { PolicyAccess, PolicyCall, PolicyContext, PolicyDecision } from './types.js';
+import type { ProtectedPaths } from './protected-paths.js';
+import { proposeRule } from './rule-proposal.js';
+import { programRisk } from './rule-warnings.js';
+import type {
+  AddedRule,
+  PolicyAccess,
+  PolicyCall,
+  PolicyContext,
+  PolicyDecision,
+} from './types.js';
 
 const PathInput = z.looseObject({ path: z.string() });
 /** find_files and search_files search the workspace root when they name no path. */
@@ -35,6 +47,32 @@ type Setting = 'allow' | 'ask' | 'deny';
  *    or protected, and asks the rest; tools policy does not know ask.
  */
 export async function decidePolicy(call: PolicyCall, ctx: PolicyContext): Promise<PolicyDecision> {
+  const decision = await decideCall(call, ctx);
+  if (decision.decision !== 'ask') return decision;
+  return { ...decision, proposal: await offeredRule(call, ctx) };
+}
+
+/**
+ * The rule "Allow like this from now on" offers for a call that asks (rule-proposal.ts),
+ * kept only when, added, it would let exactly this call run unasked: else none, with the
+ * reason the call would still ask.
+ */
+async function offeredRule(call: PolicyCall, ctx: PolicyContext): Promise<RuleProposal> {
+  const proposal = await proposeRule(call, ctx);
+  if (!proposal.offered) return proposal;
+  const rule: AddedRule = {
+    id: 'proposed',
+    words: proposal.words,
+    deviceId: 'proposed',
+    deviceName: 'this device',
+    addedAt: 0,
+  };
+  const added = await decideCall(call, { ...ctx, addedRules: [...(ctx.addedRules ?? []), rule] });
+  if (added.decision === 'allow') return proposal;
+  return { offered: false, reason: added.reason };
+}
+
+async function decideCall(call: PolicyCall, ctx: PolicyContext): Promise<PolicyDecision> {
   const tools: Partial<Record<string, Setting>> = ctx.policy.tools;
   const setting = Object.hasOwn(tools, call.name) ? tools[call.name] : undefined;
   if (setting === 'deny') {
@@ -60,22 +98,6 @@ export async function decidePolicy(call: PolicyCall, ctx: PolicyContext): Promis
         ? allow(`The policy allows ${call.name} (tools.${call.name} is "allow").`)
         : ask(`Tether has no rules for ${call.name}, so it needs your approval.`);
   }
-}
-
-/** Where a path a call names leads: inside the workspace or not, or nowhere usable. */
-type Located =
-  (NamedPath & { ok: true; inside: boolean; shown: string }) | { ok: false; reason: string };
-
-async function locate(ctx: PolicyContext, requested: string): Promise<Located> {
-  const resolved = await resolveWorkspacePath(ctx.workspace, requested);
-  const lexical = path.resolve(ctx.workspace, requested);
-  if (resolved.ok) {
-    return { ok: true, inside: true, lexical, real: resolved.path, shown: resolved.relative };
-  }
-  if (resolved.code === 'path_outside_workspace') {
-    return { ok: true, inside: false, lexical, real: resolved.path, shown: resolved.path };
-  }
-  return { ok: false, reason: resolved.reason };
 }
 
 async function decidePathCall(
@@ -143,12 +165,78 @@ async function decideCommand(
     return ask(`The command ${words.reason}, so no allow rule applies; it needs your approval.`);
   }
   const found = findRule(words.argv, allowRules);
-  if (found.kind === 'none') {
-    return ask('No allow rule matches this command; it needs your approval.');
+  if (found.kind !== 'match') {
+    // A config rule's words win; a rule added from a remote is asked only when none matches,
+    // and never while the config file asks for every command.
+    const added =
+      setting === 'ask'
+        ? undefined
+        : ctx.addedRules?.find((rule) => sameWords(rule.words, words.argv));
+    if (added !== undefined) return decideAddedRule(ctx, cwd, added);
+    if (found.kind === 'none') {
+      return ask('No allow rule matches this command; it needs your approval.');
+    }
+    return ask(`${capitalise(found.why)}; it needs your approval.`);
   }
-  if (found.kind === 'beyond') return ask(`${capitalise(found.why)}; it needs your approval.`);
   const because = `The command matches "${showRule(found.rule)}", but`;
   const isProtected = await protectedPaths(ctx);
+  const folder = await folderProblem(ctx, cwd, isProtected, because);
+  if (folder !== null) return folder;
+  const namesOnly = READS_NAMES_AS_DATA.has(path.basename(words.argv[0] ?? ''));
+  for (const value of found.extra) {
+    const problem = await extraArgumentProblem(ctx, cwd.real, value, isProtected, namesOnly);
+    if (problem !== null) {
+      return ask(`${because} ${problem.why}; it needs your approval.`, problem.access);
+    }
+  }
+  return allow(`The policy allows "${showRule(found.rule)}".`);
+}
+
+/**
+ * A command whose words are exactly those of a rule added from a remote: it runs unasked
+ * in a plain folder of the workspace, when its program is not one that runs code its
+ * arguments or the workspace supply, and each word passes `addedRuleWordProblem` in this
+ * folder (a rule holds in every folder, so its words are checked in each).
+ */
+async function decideAddedRule(
+  ctx: PolicyContext,
+  cwd: Located & { ok: true },
+  rule: AddedRule,
+): Promise<PolicyDecision> {
+  const shown = showRule(rule.words);
+  const because = `The command matches "${shown}", a rule added from ${rule.deviceName}, but`;
+  const program = rule.words[0] ?? '';
+  const risk = programRisk(program);
+  if (risk !== null) return ask(`${because} ${risk}; it needs your approval.`);
+  const isProtected = await protectedPaths(ctx);
+  const folder = await folderProblem(ctx, cwd, isProtected, because);
+  if (folder !== null) return folder;
+  for (const word of rule.words.slice(1)) {
+    const problem = await addedRuleWordProblem(ctx, cwd.real, word, isProtected);
+    if (problem !== null) {
+      return ask(`${because} ${problem.why}; it needs your approval.`, problem.access);
+    }
+  }
+  return {
+    decision: 'allow',
+    reason: `A rule added from ${rule.deviceName} allows "${shown}".`,
+    allowedBy: {
+      ruleId: rule.id,
+      words: [...rule.words],
+      deviceId: rule.deviceId,
+      deviceName: rule.deviceName,
+      addedAt: rule.addedAt,
+    },
+  };
+}
+
+/** Why a command an allow rule matches still asks because of its folder, or null. */
+async function folderProblem(
+  ctx: PolicyContext,
+  cwd: Located & { ok: true },
+  isProtected: ProtectedPaths,
+  because: string,
+): Promise<PolicyDecision | null> {
   const folderProtection = isProtected(cwd, 'write');
   if (folderProtection !== null) {
     return ask(
@@ -163,14 +251,11 @@ async function decideCommand(
         `could make git run a program; it needs your approval.`,
     );
   }
-  const namesOnly = READS_NAMES_AS_DATA.has(path.basename(words.argv[0] ?? ''));
-  for (const value of found.extra) {
-    const problem = await extraArgumentProblem(ctx, cwd.real, value, isProtected, namesOnly);
-    if (problem !== null) {
-      return ask(`${because} ${problem.why}; it needs your approval.`, problem.access);
-    }
-  }
-  return allow(`The policy allows "${showRule(found.rule)}".`);
+  return null;
+}
+
+function sameWords(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((word, i) => b[i] === word);
 }
 
 /**
@@ -180,64 +265,12 @@ async function decideCommand(
  */
 const READS_NAMES_AS_DATA: ReadonlySet<string> = new Set(['git']);
 
-/**
- * Why an extra argument of an open rule cannot run unasked: it names a path outside the
- * workspace, a protected path, or a folder holding one; or, with `existingOnly`, no path
- * at all. Null when it may.
- */
-async function extraArgumentProblem(
-  ctx: PolicyContext,
-  cwd: string,
-  value: string,
-  isProtected: ProtectedPaths,
-  existingOnly: boolean,
-): Promise<{ why: string; access?: PolicyAccess } | null> {
-  const target = await locate(ctx, path.resolve(cwd, value));
-  if (!target.ok) return { why: `Tether cannot check ${value}` };
-  if (!target.inside) {
-    return {
-      why: `${value} is outside the workspace`,
-      access: { path: target.real, kind: 'write' },
-    };
-  }
-  const protection = isProtected(target, 'write');
-  if (protection !== null) return { why: `${value} is a protected path (${protection.why})` };
-  const kind = await kindOf(target.real);
-  if (kind === null && existingOnly) {
-    return {
-      why: `${value} names no file here, and git reads such a word as a revision, which can show any committed file`,
-    };
-  }
-  if (kind !== 'directory') return null;
-  const inside = await findProtectedInside(target.real, isProtected);
-  if (inside.found === 'unknown')
-    return { why: `Tether cannot check the folder ${value}: ${inside.reason}` };
-  if (inside.found) {
-    return {
-      why: `the folder ${value} holds ${path.relative(ctx.workspace, inside.path)}, a protected path (${inside.protection.why})`,
-    };
-  }
-  return null;
-}
-
-async function kindOf(real: string): Promise<'directory' | 'other' | null> {
-  try {
-    return (await stat(real)).isDirectory() ? 'directory' : 'other';
-  } catch {
-    return null;
-  }
-}
-
 function capitalise(text: string): string {
   return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
 function startsWith(argv: readonly string[], prefix: readonly string[]): boolean {
   return prefix.length <= argv.length && prefix.every((word, i) => argv[i] === word);
-}
-
-function protectedPaths(ctx: PolicyContext): Promise<ProtectedPaths> {
-  return compileProtectedPaths(ctx.policy.protectedPaths, ctx.workspace, ctx.homedir);
 }
 
 function outside(

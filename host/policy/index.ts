@@ -6,4 +6,4 @@ export { decidePolicy } from './decide-policy.js';
 export { PolicyConfig } from './policy-config.js';
 export { compileReadProtection } from './protected-paths.js';
 export { allowRuleWarnings } from './rule-warnings.js';
-export type { PolicyDecision } from './types.js';
+export type { AddedRule, PolicyDecision } from './types.js';

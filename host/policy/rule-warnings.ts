@@ -78,6 +78,23 @@ const RISKY_PROGRAMS: ReadonlyMap<string, string> = new Map([
   ].map((program) => [program, RUNS_WORKSPACE_CODE] as const),
 ]);
 
+/**
+ * Why no rule may be added from a remote for `program`, in words that complete "the
+ * command …"-less sentences: it runs code its arguments or the workspace supply, or it is
+ * named by its path. Null for any other program.
+ */
+export function programRisk(program: string): string | null {
+  const name = path.basename(program);
+  const risk = RISKY_PROGRAMS.get(name);
+  if (risk !== undefined) {
+    return `${name} ${risk}, so a rule for it would let a model (or a file it read) run any code without asking`;
+  }
+  if (program.includes('/')) {
+    return `${program} is a program named by its path, a file a change in the workspace can rewrite`;
+  }
+  return null;
+}
+
 /** One warning line per risky allow rule, naming the setting; empty when there is none. */
 export function allowRuleWarnings(policy: PolicyConfig): string[] {
   const warnings: string[] = [];

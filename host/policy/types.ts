@@ -1,6 +1,7 @@
 /**
  * The contracts of policy: what it is asked about, what it knows, what it answers.
  */
+import type { AllowedBy, RuleProposal } from '../../protocol/index.js';
 import type { PolicyConfig } from './policy-config.js';
 
 /** A proposed tool call, as the model sent it (its input already validated by the tool). */
@@ -16,6 +17,18 @@ export interface PolicyContext {
   policy: PolicyConfig;
   /** The user's home folder, for `~/…` protected paths. */
   homedir: string;
+  /** Rules added from a remote for this workspace (exact words; the config's rules win). */
+  addedRules?: readonly AddedRule[];
+}
+
+/** A rule added from a remote ("Allow like this from now on"), as policy matches it. */
+export interface AddedRule {
+  id: string;
+  /** The command's exact words: the rule matches those, nothing more. */
+  words: readonly string[];
+  deviceId: string;
+  deviceName: string;
+  addedAt: number;
 }
 
 /** A path a call would touch outside the workspace, for an approval card or a log line. */
@@ -33,4 +46,8 @@ export interface PolicyDecision {
   reason: string;
   /** Set when the call would touch a path outside the workspace. */
   access?: PolicyAccess;
+  /** `allow` by a rule added from a remote: which one. */
+  allowedBy?: AllowedBy;
+  /** `ask`: the rule an approval card may offer for this call, or why none is offered. */
+  proposal?: RuleProposal;
 }

@@ -2,7 +2,7 @@
  * Answers to approvals (docs/protocol.md §6.5): every check in the transaction that resolves
  * the approval; the first valid answer wins; expiry resolves as denied by `"expiry"`.
  */
-import { TetherError, type OpArgs, type OpResult } from '../../protocol/index.js';
+import { TetherError, type Approval, type OpArgs, type OpResult } from '../../protocol/index.js';
 import type { Store, StoredToolCall, WriteContext } from '../store/index.js';
 import { finishToolCall, moveToolCall, resolveApproval } from './transitions.js';
 import type { Actor } from './types.js';
@@ -17,6 +17,60 @@ function deny(store: Store, call: StoredToolCall, tx: WriteContext, why: string)
   );
 }
 
+/** What an answer names: the approval, its tool call and the digest of the input shown. */
+type AnswerTarget = Pick<OpArgs<'approval.respond'>, 'approvalId' | 'toolCallId' | 'inputDigest'>;
+
+/**
+ * The pending approval an answer names and its waiting tool call, or the error that says
+ * why it cannot be answered (unknown, expired, already resolved, digest mismatch).
+ */
+export function pendingApproval(
+  store: Store,
+  args: AnswerTarget,
+): { approval: Approval; call: StoredToolCall } {
+  const approval = store.tools.getApproval(args.approvalId);
+  if (approval === undefined || approval.toolCallId !== args.toolCallId) {
+    throw new TetherError(
+      'not_found',
+      `no approval ${args.approvalId} for tool call ${args.toolCallId}`,
+    );
+  }
+  if (approval.state === 'expired') {
+    throw new TetherError('approval_expired', 'the approval expired before this answer', {
+      details: { expiresAt: approval.expiresAt },
+    });
+  }
+  if (approval.state !== 'pending') {
+    throw new TetherError(
+      'approval_resolved',
+      `already ${approval.state} by ${approval.decidedBy ?? 'someone'}`,
+      {
+        details: { decision: approval.state, by: approval.decidedBy },
+      },
+    );
+  }
+  const call = store.tools.getToolCall(approval.toolCallId);
+  if (call?.state !== 'waiting_for_approval') {
+    throw new TetherError(
+      'invalid_state',
+      `tool call ${approval.toolCallId} is not waiting for approval`,
+      {
+        details: { state: call?.state ?? 'missing' },
+      },
+    );
+  }
+  if (args.inputDigest !== approval.inputDigest || call.inputDigest !== approval.inputDigest) {
+    throw new TetherError(
+      'digest_mismatch',
+      'the input you approved is not the input the tool would run',
+      {
+        details: { expected: approval.inputDigest },
+      },
+    );
+  }
+  return { approval, call };
+}
+
 export function respondToApproval(
   store: Store,
   args: OpArgs<'approval.respond'>,
@@ -25,46 +79,7 @@ export function respondToApproval(
   return store.applyCommand(
     { commandId: args.commandId, op: 'approval.respond', args, deviceId: by },
     (tx) => {
-      const approval = store.tools.getApproval(args.approvalId);
-      if (approval === undefined || approval.toolCallId !== args.toolCallId) {
-        throw new TetherError(
-          'not_found',
-          `no approval ${args.approvalId} for tool call ${args.toolCallId}`,
-        );
-      }
-      if (approval.state === 'expired') {
-        throw new TetherError('approval_expired', 'the approval expired before this answer', {
-          details: { expiresAt: approval.expiresAt },
-        });
-      }
-      if (approval.state !== 'pending') {
-        throw new TetherError(
-          'approval_resolved',
-          `already ${approval.state} by ${approval.decidedBy ?? 'someone'}`,
-          {
-            details: { decision: approval.state, by: approval.decidedBy },
-          },
-        );
-      }
-      const call = store.tools.getToolCall(approval.toolCallId);
-      if (call?.state !== 'waiting_for_approval') {
-        throw new TetherError(
-          'invalid_state',
-          `tool call ${approval.toolCallId} is not waiting for approval`,
-          {
-            details: { state: call?.state ?? 'missing' },
-          },
-        );
-      }
-      if (args.inputDigest !== approval.inputDigest || call.inputDigest !== approval.inputDigest) {
-        throw new TetherError(
-          'digest_mismatch',
-          'the input you approved is not the input the tool would run',
-          {
-            details: { expected: approval.inputDigest },
-          },
-        );
-      }
+      const { approval, call } = pendingApproval(store, args);
       const approved = args.decision === 'approve';
       resolveApproval(store, approval, approved ? 'approved' : 'denied', by, tx, args.note);
       if (approved) moveToolCall(store, call, 'ready', tx);

@@ -36,6 +36,7 @@ export function toolCallRecord(call: StoredToolCall): ToolCall {
     startedAt: call.startedAt,
     finishedAt: call.finishedAt,
     result: call.result,
+    ...(call.allowedBy === undefined ? {} : { allowedBy: call.allowedBy }),
   };
 }
 

@@ -33,6 +33,7 @@ import {
   submitRun,
   type CommandContext,
 } from './run-commands.js';
+import { addRule, listRules, removeRule, type RuleContext } from './rule-commands.js';
 import { RunQueries } from './run-queries.js';
 import { RunScheduler } from './run-scheduler.js';
 import { openSubscription, type Subscription } from './subscriptions.js';
@@ -72,6 +73,7 @@ export class Runtime {
   private readonly queries: RunQueries;
   private readonly scheduler: RunScheduler;
   private readonly commands: CommandContext;
+  private readonly rules: RuleContext;
   private started = false;
   private expiryTimer: NodeJS.Timeout | null = null;
   private readonly killProcessGroup: ((pgid: number) => Promise<unknown>) | undefined;
@@ -90,6 +92,8 @@ export class Runtime {
     this.model = options.model;
     const tools = new Map<string, ToolDefinition<unknown>>();
     for (const tool of options.tools ?? readOnlyTools) tools.set(tool.name, tool);
+    const policy = options.policy ?? defaultPolicy(tools);
+    this.rules = { store, policy, configRules: options.configAllowRules ?? [] };
     this.queries = new RunQueries(store, this.live, options.prices);
     this.scheduler = new RunScheduler(
       {
@@ -97,7 +101,7 @@ export class Runtime {
         live: this.live,
         model: options.model,
         tools,
-        policy: options.policy ?? defaultPolicy(tools),
+        policy,
         limits: this.limits,
       },
       reportError,
@@ -228,6 +232,28 @@ export class Runtime {
     this.scheduler.kick();
     this.scheduleExpiry();
     return result;
+  }
+
+  /** Every allow rule: the config file's, then those added from remotes. */
+  listRules(): OpResult<'policy.rules'> {
+    return listRules(this.rules);
+  }
+
+  /**
+   * Adds the rule a pending approval's card offered and approves that call (checked again
+   * now); its run resumes.
+   */
+  async addRule(args: OpArgs<'policy.rule_add'>, by: Actor): Promise<OpResult<'policy.rule_add'>> {
+    this.expireDueApprovals();
+    const result = await addRule(this.rules, args, by);
+    this.scheduler.kick();
+    this.scheduleExpiry();
+    return result;
+  }
+
+  /** Removes a rule added from a remote; calls not run yet are decided again without it. */
+  removeRule(args: OpArgs<'policy.rule_remove'>, by: Actor): OpResult<'policy.rule_remove'> {
+    return removeRule(this.store, args, by);
   }
 
   reconcile(args: OpArgs<'toolcall.reconcile'>, by: Actor): OpResult<'toolcall.reconcile'> {

@@ -14,6 +14,7 @@ import {
   type ToolResult,
 } from '../tools/index.js';
 import type { LiveHub } from './live-hub.js';
+import { addedRulesOf } from './rule-commands.js';
 import { finishToolCall, moveRun, moveToolCall, sessionOf } from './transitions.js';
 import type { PolicyDecision } from '../policy/index.js';
 import type { PolicyFn, RuntimeLimits } from './types.js';
@@ -76,17 +77,23 @@ async function previewOf(
   const access = decision.access;
   const outside =
     access === undefined ? {} : { outside: { path: access.path, access: access.kind } };
+  const proposal = decision.proposal === undefined ? {} : { ruleProposal: decision.proposal };
   if (tool.preview !== undefined) {
     const preview = await tool.preview(input, {
       workspace: ctx.workspace,
       signal: ctx.signal,
       ...(access === undefined ? {} : { outsideAccess: access }),
     });
-    return { ...preview, ...outside };
+    return { ...preview, ...outside, ...proposal };
   }
   if (access !== undefined)
-    return { kind: 'path', path: access.path, access: access.kind, ...outside };
-  return { kind: 'path', path: ctx.workspace, access: tool.readOnly ? 'read' : 'write' };
+    return { kind: 'path', path: access.path, access: access.kind, ...outside, ...proposal };
+  return {
+    kind: 'path',
+    path: ctx.workspace,
+    access: tool.readOnly ? 'read' : 'write',
+    ...proposal,
+  };
 }
 
 function refuseByPolicy(store: Store, call: StoredToolCall, reason: string): void {
@@ -165,7 +172,8 @@ export async function settleProposedCall(
 ): Promise<'done' | 'waiting'> {
   const { store } = ctx;
   const { tool, input } = toolOf(ctx, call);
-  const decision = await ctx.policy({ name: call.name, input }, ctx.workspace);
+  const rules = addedRulesOf(store, ctx.workspace);
+  const decision = await ctx.policy({ name: call.name, input }, ctx.workspace, rules);
   if (decision.decision === 'deny') {
     refuseByPolicy(store, call, decision.reason);
     return 'done';
@@ -224,7 +232,13 @@ export async function runReadyCall(
   // Decided again on the paths as they are now, under the policy in force: a call
   // approved under an older config, or a folder swapped for a symlink since the card,
   // is judged by what it would do now.
-  const decision = decided ?? (await ctx.policy({ name: ready.name, input }, ctx.workspace));
+  const decision =
+    decided ??
+    (await ctx.policy(
+      { name: ready.name, input },
+      ctx.workspace,
+      addedRulesOf(store, ctx.workspace),
+    ));
   if (decision.decision === 'deny') {
     const why = approval === undefined ? '' : ' (it was approved, but the policy changed since)';
     refuseByPolicy(store, ready, `${decision.reason}${why}`);
@@ -238,14 +252,17 @@ export async function runReadyCall(
     return 'done';
   }
   const sessionId = sessionOf(store, ready.runId);
+  // Nobody approved this call: the rule added from a remote that let it through, if one did.
+  const allowedBy = approval === undefined ? decision.allowedBy : undefined;
   const running = store.write((tx) => {
     const moved = moveToolCall(store, ready, 'running', tx, { attempt: ready.attempt + 1 });
+    if (allowedBy !== undefined) store.tools.recordAllowedBy(ready.id, allowedBy);
     tx.append({
       type: 'tool.started',
       sessionId,
       runId: ready.runId,
       toolCallId: ready.id,
-      payload: { attempt: moved.attempt },
+      payload: { attempt: moved.attempt, ...(allowedBy === undefined ? {} : { allowedBy }) },
     });
     return moved;
   });

@@ -3,7 +3,7 @@
  */
 import type { OutputMessage, PreviewMessage } from '../../protocol/index.js';
 import type { ModelAdapter } from '../model/index.js';
-import type { PolicyDecision } from '../policy/index.js';
+import type { AddedRule, PolicyDecision } from '../policy/index.js';
 import type { PushDispatcher } from '../push/index.js';
 import type { ToolDefinition } from '../tools/index.js';
 
@@ -35,10 +35,14 @@ export const DEFAULT_LIMITS: RuntimeLimits = {
   approvalTtlMs: 24 * 60 * 60 * 1000,
 };
 
-/** Decides a call; never executes anything. */
+/**
+ * Decides a call; never executes anything. `addedRules` are the rules added from remotes
+ * for `workspace` ("Allow like this from now on"), read from the store at each decision.
+ */
 export type PolicyFn = (
   call: { name: string; input: unknown },
   workspace: string,
+  addedRules: readonly AddedRule[],
 ) => Promise<PolicyDecision>;
 
 /** The model the runtime talks to; null when none is configured. */
@@ -72,6 +76,8 @@ export interface RuntimeOptions {
   tools?: readonly ToolDefinition<unknown>[];
   /** Allow / ask / deny per call; by default read-only tools are allowed and others ask. */
   policy?: PolicyFn;
+  /** The config file's allow rules, as `policy.rules` lists them. */
+  configAllowRules?: readonly (readonly string[])[];
   /** Kills a process group a crashed host left running (recovery at start). */
   killProcessGroup?: (pgid: number) => Promise<unknown>;
   /** Web Push delivery (docs/push.md); without it the push ops are `invalid_state`. */

@@ -79,6 +79,7 @@ function hostInfo({ host }: RequestContext): OpResult<'host.info'> {
       'outputs',
       'devices',
       'approvals',
+      'rules',
       ...(runtime.vapidPublicKey === null ? [] : ['push']),
     ],
     models: runtime.model === null ? [] : [...runtime.model.available],
@@ -150,6 +151,10 @@ const HANDLERS: { [O in OpName]: Handler<O> } = {
   'push.unsubscribe': ({ host, deviceId }, args) => host.runtime.unsubscribePush(args, deviceId),
   // The test push goes out before the answer: this answer is a promise.
   'push.test': ({ host, deviceId }, args) => host.runtime.testPush(args, deviceId),
+  'policy.rules': ({ host }) => host.runtime.listRules(),
+  // The rule is checked again on the files as they are now: this answer is a promise.
+  'policy.rule_add': ({ host, deviceId }, args) => host.runtime.addRule(args, deviceId),
+  'policy.rule_remove': ({ host, deviceId }, args) => host.runtime.removeRule(args, deviceId),
 };
 
 function handle<O extends OpName>(

@@ -13,6 +13,7 @@ export type { StoredToolCall, StoredArtifact, OutputFile } from './tool-records.
 export type { ModelUsageTotals } from './usage-totals.js';
 export { newId } from './ids.js';
 export { readFilePage } from './output-files.js';
+export type { StoredAllowRule } from './allow-rules.js';
 export type { StoredDevice } from './devices.js';
 export type { StoredOffer } from './pairing-offers.js';
 export type {

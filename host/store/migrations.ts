@@ -235,6 +235,31 @@ export const MIGRATIONS: readonly Migration[] = [
       INSERT INTO push_cursor (id, seq) SELECT 1, COALESCE(MAX(seq), 0) FROM events;
     `,
   },
+  {
+    version: 5,
+    name: 'allow rules added from a remote',
+    // "Allow like this from now on" (docs/policy.md, host/store/allow-rules.ts): exact
+    // command rules per workspace, kept after removal (removed_at) so a card a rule allowed
+    // still names it; one active rule per workspace and words. A tool call a rule let
+    // through records which (allowed_by_json).
+    sql: `
+      CREATE TABLE allow_rules (
+        id TEXT PRIMARY KEY,
+        workspace TEXT NOT NULL,
+        words_json TEXT NOT NULL,
+        added_by TEXT NOT NULL,
+        added_by_name TEXT NOT NULL,
+        added_at INTEGER NOT NULL,
+        approval_id TEXT NOT NULL,
+        removed_at INTEGER,
+        removed_by TEXT
+      );
+      CREATE UNIQUE INDEX allow_rules_active ON allow_rules (workspace, words_json)
+        WHERE removed_at IS NULL;
+
+      ALTER TABLE tool_calls ADD COLUMN allowed_by_json TEXT;
+    `,
+  },
 ];
 
 /** The schema version this code writes. A database newer than this is refused. */

@@ -6,6 +6,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { TetherError, digest, type Event, type NewEvent } from '../../protocol/index.js';
 import type { Redactor } from '../log/index.js';
+import { AllowRules } from './allow-rules.js';
 import { CommandLog } from './command-log.js';
 import { DatabaseFileGuard } from './database-file-guard.js';
 import { openDatabase, type Db } from './database.js';
@@ -81,6 +82,7 @@ export class Store {
   readonly orphanGroups: OrphanGroups;
   readonly push: PushRecords;
   readonly usage: UsageTotals;
+  readonly allowRules: AllowRules;
   readonly outputsDir: string;
   readonly artifactsDir: string;
   private readonly listeners = new Set<CommitListener>();
@@ -111,6 +113,7 @@ export class Store {
     this.orphanGroups = new OrphanGroups(db);
     this.push = new PushRecords(db);
     this.usage = new UsageTotals(db);
+    this.allowRules = new AllowRules(db);
     this.fileGuard = new DatabaseFileGuard(join(options.dataDir, 'tether.db'));
     this.outputsDir = join(options.dataDir, 'outputs');
     this.artifactsDir = join(options.dataDir, 'artifacts');

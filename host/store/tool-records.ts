@@ -3,6 +3,7 @@
  */
 import { z } from 'zod';
 import {
+  AllowedBy,
   ApprovalPreview,
   type Approval,
   type ApprovalState,
@@ -35,6 +36,7 @@ interface ToolCallRow {
   output_sha256: string | null;
   output_truncated: number | null;
   process_group: number | null;
+  allowed_by_json: string | null;
 }
 
 /** Where a tool call's full output lives on disk and what it holds. */
@@ -118,6 +120,9 @@ function toToolCall(row: ToolCallRow): StoredToolCall {
             truncated: row.output_truncated === 1,
           },
     processGroup: row.process_group,
+    ...(row.allowed_by_json === null
+      ? {}
+      : { allowedBy: readJsonColumn(AllowedBy, row.allowed_by_json, 'allowed by') }),
   };
 }
 
@@ -242,6 +247,14 @@ export class ToolRecords {
       next.output?.sha256 ?? null,
       next.output === null ? null : next.output.truncated ? 1 : 0,
       next.processGroup,
+      id,
+    );
+  }
+
+  /** Records the rule added from a remote that let this call run unasked. */
+  recordAllowedBy(id: string, allowedBy: AllowedBy): void {
+    this.prepare('UPDATE tool_calls SET allowed_by_json = ? WHERE id = ?').run(
+      JSON.stringify(allowedBy),
       id,
     );
   }

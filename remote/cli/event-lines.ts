@@ -3,7 +3,13 @@
  * calls with their state, approvals, retries. Assistant text is the follower's business.
  */
 import type { Approval, Event } from '../../protocol/index.js';
-import { approvalView, hiddenCount, type HostState, visibleText } from '../client/index.js';
+import {
+  allowedByText,
+  approvalView,
+  hiddenCount,
+  type HostState,
+  visibleText,
+} from '../client/index.js';
 import { clip, formatToolInput } from './format.js';
 
 /** What an approval card shows. */
@@ -109,8 +115,11 @@ export function eventLines(
       const who = name === undefined ? by : `${name} (${by})`;
       return [`approval ${approvalId}: ${decision} by ${who}`];
     }
-    case 'tool.started':
-      return [`tool ${toolName(state, event)}: running`];
+    case 'tool.started': {
+      const { allowedBy } = event.payload;
+      const why = allowedBy === undefined ? '' : ` (${allowedByText(allowedBy)})`;
+      return [`tool ${toolName(state, event)}: running${why}`];
+    }
     case 'tool.finished': {
       const { status, summary, error } = event.payload;
       const detail = error === undefined ? summary : `${error.code}: ${error.message}`;
@@ -132,6 +141,10 @@ export function eventLines(
       return [
         `device ${event.payload.name} ${event.type === 'device.paired' ? 'paired' : 'revoked'}`,
       ];
+    case 'policy.rule_added':
+      return [`rule added by ${event.payload.byName}: ${event.payload.rule.join(' ')}`];
+    case 'policy.rule_removed':
+      return [`rule removed: ${event.payload.rule.join(' ')}`];
     case 'host.started':
       return ['host started'];
     case 'host.stopping':

@@ -69,9 +69,16 @@ export function applyEvent(draft: StateDraft, event: Event): void {
     case 'tool.approval_resolved':
       resolveApproval(draft, event);
       return;
-    case 'tool.started':
-      updateToolCall(draft, event, (call) => ({ ...call, state: 'running', startedAt: at }));
+    case 'tool.started': {
+      const { allowedBy } = event.payload;
+      updateToolCall(draft, event, (call) => ({
+        ...call,
+        state: 'running',
+        startedAt: at,
+        ...(allowedBy === undefined ? {} : { allowedBy }),
+      }));
       return;
+    }
     case 'tool.finished':
       updateToolCall(draft, event, (call) => ({
         ...call,

@@ -19,3 +19,4 @@ export { type WebSocketFactory } from './websocket.js';
 export { cutText, hiddenCount, visibleParts, visibleText } from './visible-text.js';
 export { approvalView, inputText } from './approval-view.js';
 export { costText, usageText } from './usage-text.js';
+export { allowedByText } from './allowed-by-text.js';

@@ -226,6 +226,36 @@ export const opSamples: Record<OpName, { args: object; result: object }> = {
     args: { commandId },
     result: { status: 'failed', httpStatus: 403, error: 'the push service refused it (403)' },
   },
+  'policy.rules': {
+    args: {},
+    result: {
+      rules: [
+        {
+          id: 'cfg_0',
+          source: 'config',
+          words: ['git', 'status'],
+          workspace: null,
+          addedBy: null,
+          addedAt: null,
+          removable: false,
+        },
+        {
+          id: 'rul_1',
+          source: 'app',
+          words: ['git', 'log', '--oneline'],
+          workspace: '/w',
+          addedBy: { deviceId, name: 'Test iPhone' },
+          addedAt: 1_700_000_000_000,
+          removable: true,
+        },
+      ],
+    },
+  },
+  'policy.rule_add': {
+    args: { commandId, approvalId: 'apr_1', toolCallId: 'tc_1', inputDigest: digest },
+    result: { ruleId: 'rul_1', status: 'approved' },
+  },
+  'policy.rule_remove': { args: { commandId, ruleId: 'rul_1' }, result: {} },
 };
 
 export const eventSamples: Record<EventType, object> = {
@@ -283,4 +313,18 @@ export const eventSamples: Record<EventType, object> = {
   'device.revoked': { deviceId, name: 'Test iPhone' },
   'host.started': { instance: 'ins_2', interruptedRuns: ['run_1'] },
   'host.stopping': { instance: 'ins_2' },
+  'policy.rule_added': {
+    ruleId: 'rul_1',
+    rule: ['git', 'log', '--oneline'],
+    workspace: '/w',
+    by: deviceId,
+    byName: 'Test iPhone',
+    approvalId: 'apr_1',
+  },
+  'policy.rule_removed': {
+    ruleId: 'rul_1',
+    rule: ['git', 'log', '--oneline'],
+    workspace: '/w',
+    by: deviceId,
+  },
 };
