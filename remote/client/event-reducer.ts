@@ -146,6 +146,9 @@ export function applyEvent(draft: StateDraft, event: Event): void {
     case 'model.retry':
     case 'host.started':
     case 'host.stopping':
+    case 'policy.rule_added':
+    case 'policy.rule_removed':
+      // No record here holds rules: the Rules screen asks policy.rules.
       return;
   }
 }

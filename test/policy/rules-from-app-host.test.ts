@@ -101,7 +101,8 @@ function allowedByOf(host: FaultHost, runId: string): unknown {
         allowed_by_json: string | null;
       },
   );
-  return { state: row.state, allowedBy: row.allowed_by_json && JSON.parse(row.allowed_by_json) };
+  const allowedBy: unknown = row.allowed_by_json === null ? null : JSON.parse(row.allowed_by_json);
+  return { state: row.state, allowedBy };
 }
 
 async function addRule(host: FaultHost, approval: Pending, commandId = randomUUID()) {
@@ -173,7 +174,7 @@ describe('a rule added from the app', () => {
           id: ruleId,
           source: 'app',
           words: ['ls', '-a', 'src'],
-          addedBy: expect.objectContaining({ deviceId: host.paired.deviceId }),
+          addedBy: expect.objectContaining({ deviceId: host.paired.deviceId }) as unknown,
           removable: true,
         }),
       ]),

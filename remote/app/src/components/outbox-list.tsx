@@ -51,5 +51,9 @@ function describe(command: PendingCommand): string {
     case 'push.unsubscribe':
     case 'push.test':
       return 'Change notifications';
+    case 'policy.rule_add':
+      return 'Add a rule and approve a tool call';
+    case 'policy.rule_remove':
+      return 'Remove a rule';
   }
 }
