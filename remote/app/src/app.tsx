@@ -28,6 +28,9 @@ const ApprovalsScreen = lazyScreen(() =>
 const DevicesScreen = lazyScreen(() =>
   import('./screens/devices-screen.js').then((m) => m.DevicesScreen),
 );
+const RulesScreen = lazyScreen(() =>
+  import('./screens/rules-screen.js').then((m) => m.RulesScreen),
+);
 
 export interface AppProps {
   model: AppModel;
@@ -130,5 +133,7 @@ function Screen({ route }: { route: ReturnType<typeof useRoute> }) {
       return <ApprovalsScreen />;
     case 'devices':
       return <DevicesScreen />;
+    case 'rules':
+      return <RulesScreen />;
   }
 }

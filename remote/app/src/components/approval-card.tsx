@@ -7,8 +7,8 @@
  * shows equals the host's, and the callbacks receive the digest to send (docs/protocol.md
  * §6.5). Standalone (plain props), so a test page can render it with a crafted approval.
  */
-import { useMemo } from 'preact/hooks';
-import type { Approval, ToolCall } from '#protocol';
+import { useMemo, useState } from 'preact/hooks';
+import type { Approval, RuleProposal, ToolCall } from '#protocol';
 import { approvalView } from '#client';
 import { answerDigest, checkApproval } from '../logic/approval-check.js';
 import { DiffView } from './diff-view.js';
@@ -23,13 +23,18 @@ export interface ApprovalCardProps {
   /** The name of the device that answered, when a device did. */
   resolverName?: string | undefined;
   /** Set while this device's answer is on its way (stored in the outbox). */
-  sending?: 'approve' | 'deny' | undefined;
+  sending?: 'approve' | 'deny' | 'rule' | undefined;
   /** An error from this device's answer, in words. */
   error?: string | undefined;
   /** Approve, with the `inputDigest` recomputed from what the card shows. */
   onApprove: (inputDigest: string) => void;
   /** Deny, with the `inputDigest` to send (see `answerDigest`). */
   onDeny: (inputDigest: string) => void;
+  /**
+   * Adds the rule the host offered and approves, with the approve digest; without it the
+   * card offers no rule.
+   */
+  onAddRule?: ((inputDigest: string) => void) | undefined;
 }
 
 export function ApprovalCard(props: ApprovalCardProps) {
@@ -121,6 +126,14 @@ export function ApprovalCard(props: ApprovalCardProps) {
           ? 'Checked: this is exactly what the host will run.'
           : 'Does not match what the host asked about. Do not approve.'}
       </p>
+      {pending && props.onAddRule !== undefined && (
+        <RuleOffer
+          proposal={approval.preview.ruleProposal}
+          disabled={approveDigest === undefined || sending !== undefined}
+          sending={sending === 'rule'}
+          onConfirm={() => approveDigest !== undefined && props.onAddRule?.(approveDigest)}
+        />
+      )}
       {pending ? (
         <div class="actions">
           <button
@@ -156,6 +169,75 @@ export function ApprovalCard(props: ApprovalCardProps) {
         Approved commands run with your user’s rights on the host; policy is not a sandbox.
       </p>
     </section>
+  );
+}
+
+/**
+ * "Allow like this from now on…": the rule the host offered (its exact words as code, and
+ * what else it would match), added only by a second tap on "Add rule and approve"; or,
+ * when the host offers none, why.
+ */
+function RuleOffer(props: {
+  proposal: RuleProposal | undefined;
+  disabled: boolean;
+  sending: boolean;
+  onConfirm: () => void;
+}) {
+  const { proposal } = props;
+  const [open, setOpen] = useState(false);
+  if (proposal === undefined) return null;
+  if (!proposal.offered) {
+    return (
+      <p class="muted small approval-rule-none" data-testid="approval-rule-none">
+        No “allow from now on” rule: {shownText(proposal.reason)}
+      </p>
+    );
+  }
+  if (!open) {
+    return (
+      <div class="actions">
+        <button
+          type="button"
+          class="button"
+          data-testid="approval-rule-open"
+          disabled={props.disabled}
+          onClick={() => setOpen(true)}
+        >
+          Allow like this from now on…
+        </button>
+      </div>
+    );
+  }
+  return (
+    <div class="approval-rule" data-testid="approval-rule">
+      <p>Run this without asking from now on, in this workspace:</p>
+      <pre class="command" data-testid="approval-rule-words">
+        {shownText(JSON.stringify(proposal.words))}
+      </pre>
+      <p class="muted small" data-testid="approval-rule-matches">
+        {shownText(proposal.matches)}
+      </p>
+      <div class="actions">
+        <button
+          type="button"
+          class="button"
+          data-testid="approval-rule-cancel"
+          disabled={props.sending}
+          onClick={() => setOpen(false)}
+        >
+          Cancel
+        </button>
+        <button
+          type="button"
+          class="button primary"
+          data-testid="approval-rule-confirm"
+          disabled={props.disabled}
+          onClick={props.onConfirm}
+        >
+          {props.sending ? 'Adding…' : 'Add rule and approve'}
+        </button>
+      </div>
+    </div>
   );
 }
 

@@ -21,6 +21,14 @@ export function HostApproval({ host, approval }: { host: HostView; approval: App
         decision,
       }),
     );
+  const addRule = (inputDigest: string) =>
+    action.run('rule', () =>
+      action.submit('policy.rule_add', {
+        approvalId: approval.id,
+        toolCallId: approval.toolCallId,
+        inputDigest,
+      }),
+    );
   const sending = approval.state === 'pending' ? action.busy : undefined;
   return (
     <ApprovalCard
@@ -28,10 +36,13 @@ export function HostApproval({ host, approval }: { host: HostView; approval: App
       toolCall={host.state.toolCalls[approval.toolCallId]}
       workspace={approval.workspace}
       resolverName={resolverName}
-      sending={sending === 'approve' || sending === 'deny' ? sending : undefined}
+      sending={
+        sending === 'approve' || sending === 'deny' || sending === 'rule' ? sending : undefined
+      }
       error={action.error}
       onApprove={(inputDigest) => respond('approve', inputDigest)}
       onDeny={(inputDigest) => respond('deny', inputDigest)}
+      onAddRule={addRule}
     />
   );
 }

@@ -4,7 +4,7 @@
  * reconcile choices.
  */
 import type { ToolCall, ToolCallState } from '#protocol';
-import { inputText } from '#client';
+import { allowedByText, inputText } from '#client';
 import { useSubmit } from '../hooks/use-submit.js';
 import type { HostView } from '../state/app-view.js';
 import { ReadPager } from './read-pager.js';
@@ -49,6 +49,11 @@ export function ToolCard({ host, call }: { host: HostView; call: ToolCall }) {
         <span class={`badge badge-tool-${call.state}`}>{STATE_LABELS[call.state]}</span>
       </header>
       {subject !== undefined && <pre class="tool-subject">{shownText(subject)}</pre>}
+      {call.allowedBy !== undefined && (
+        <p class="muted small" data-testid="tool-allowed-by">
+          {shownText(allowedByText(call.allowedBy))}
+        </p>
+      )}
       {call.state === 'running' && (
         <pre class="output-tail" data-testid="tool-output-tail">
           {tail?.text ?? ''}

@@ -11,6 +11,7 @@ export type Route =
   | { screen: 'submit' }
   | { screen: 'approvals' }
   | { screen: 'devices' }
+  | { screen: 'rules' }
   | { screen: 'pair' };
 
 /** The screen a hash names; `runs` for an empty or unknown hash. */
@@ -26,6 +27,7 @@ export function parseRoute(hash: string): Route {
     case 'submit':
     case 'approvals':
     case 'devices':
+    case 'rules':
     case 'pair':
       return { screen: parts[0] };
     default:

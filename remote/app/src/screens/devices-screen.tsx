@@ -22,6 +22,11 @@ export function DevicesScreen() {
         <HostDevices key={host.hostId} host={host} />
       ))}
       <p class="muted small">
+        <a href="#/rules" data-testid="devices-rules">
+          Rules: commands that run without asking
+        </a>
+      </p>
+      <p class="muted small">
         <a href="#/pair">Pair with another host</a>
       </p>
     </main>
