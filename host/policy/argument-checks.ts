@@ -9,6 +9,7 @@ import path from 'node:path';
 import { resolveWorkspacePath } from '../tools/index.js';
 import { findProtectedInside } from './protected-inside.js';
 import { compileProtectedPaths } from './protected-paths.js';
+import { namesRiskyProgram } from './rule-warnings.js';
 import type { NamedPath, ProtectedPaths } from './protected-paths.js';
 import type { PolicyAccess, PolicyContext } from './types.js';
 
@@ -78,6 +79,33 @@ export async function extraArgumentProblem(
   return null;
 }
 
+/**
+ * Options of common programs that run a program or a script they are given: `find -exec`,
+ * `tar --to-command`, `git -c` (a config value may be a program), `rsync --rsh`. A rule
+ * holding one would run whatever the next word names.
+ */
+const RUNS_A_PROGRAM: ReadonlySet<string> = new Set([
+  '-exec',
+  '-execdir',
+  '-ok',
+  '-okdir',
+  '-c',
+  '-e',
+  '-I',
+  '--to-command',
+  '--use-compress-program',
+  '--checkpoint-action',
+  '--info-script',
+  '--new-volume-script',
+  '--exec',
+  '--exec-path',
+  '--upload-pack',
+  '--receive-pack',
+  '--rsh',
+  '--rsync-path',
+  '--command',
+]);
+
 /** An option Tether can read without knowing the program: letters, digits and dashes. */
 const PLAIN_OPTION = /^(?:-[A-Za-z0-9]+|--[A-Za-z0-9][A-Za-z0-9-]*)$/;
 
@@ -85,6 +113,9 @@ const PLAIN_OPTION = /^(?:-[A-Za-z0-9]+|--[A-Za-z0-9][A-Za-z0-9-]*)$/;
  * Why a word after the program of a rule added from a remote cannot run unasked from the
  * command's folder `cwd`, or null when it may. Such a rule holds in every plain folder of
  * the workspace, so its words are checked again in the folder of each call:
+ * - no word holds a space, names a program that runs code (`sh`, `python3`: `find .
+ *   -exec python3 x.py`), or is an option known to run what it is given (`-exec`,
+ *   `--to-command`, `-c`, `-e`);
  * - an option must be plain (`-s`, `-rn`, `--oneline`): one holding `=`, `/`, `.`, `:`
  *   may carry a path or a program (`--output=x`, `-C..`), and `--` is refused; a short
  *   option whose letters after the first name an entry here (`-Csrc`) may be a value;
@@ -98,6 +129,13 @@ export async function addedRuleWordProblem(
   word: string,
   isProtected: ProtectedPaths,
 ): Promise<WordProblem | null> {
+  if (/\s/.test(word)) return { why: `"${word}" holds a space: a rule lists plain words only` };
+  if (namesRiskyProgram(word)) {
+    return { why: `${word} names a program that runs code, which the command may start` };
+  }
+  if (RUNS_A_PROGRAM.has(word)) {
+    return { why: `${word} is an option that runs a program or code it is given` };
+  }
   if (word.startsWith('-') || word.startsWith('+')) {
     if (!PLAIN_OPTION.test(word)) {
       return { why: `${word} is an option that may carry a path or a value Tether cannot check` };

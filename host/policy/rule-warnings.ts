@@ -78,6 +78,11 @@ const RISKY_PROGRAMS: ReadonlyMap<string, string> = new Map([
   ].map((program) => [program, RUNS_WORKSPACE_CODE] as const),
 ]);
 
+/** True when `word` names a program of the table above (`sh`, `python3`, `/usr/bin/env`). */
+export function namesRiskyProgram(word: string): boolean {
+  return RISKY_PROGRAMS.has(path.basename(word));
+}
+
 /**
  * Why no rule may be added from a remote for `program`, in words that complete "the
  * command …"-less sentences: it runs code its arguments or the workspace supply, or it is

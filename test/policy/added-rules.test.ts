@@ -124,6 +124,10 @@ describe('no rule is offered for a call a rule could not match safely', () => {
     ['git show HEAD:.env', 'holds ":"'],
     ['git log -- src', 'may carry a path or a value'],
     ['ls …', 'which a rule cannot list'],
+    ['find src -exec python3 x.py', 'runs a program or code it is given'],
+    ['find src -newer python3', 'names a program that runs code'],
+    ['tar -xf a.tar --to-command cat', 'runs a program or code it is given'],
+    ["grep 'a b' src", 'holds a space'],
   ])('%s', async (command, why) => {
     const decision = await decide(command);
     expect(decision.decision).toBe('ask');

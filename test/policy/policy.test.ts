@@ -37,13 +37,18 @@ beforeEach(async () => {
 });
 afterEach(() => temp.remove());
 
-function decide(
+async function decide(
   name: string,
   input: unknown,
   policy: PolicyConfigInput = {},
   homedir = home,
-): Promise<PolicyDecision> {
-  return decidePolicy({ name, input }, { workspace, policy: PolicyConfig.parse(policy), homedir });
+): Promise<Omit<PolicyDecision, 'proposal'>> {
+  // The rule an ask offers has its own tests (added-rules.test.ts).
+  const { proposal: _proposal, ...decision } = await decidePolicy(
+    { name, input },
+    { workspace, policy: PolicyConfig.parse(policy), homedir },
+  );
+  return decision;
 }
 
 const decisionOf = async (...args: Parameters<typeof decide>) => (await decide(...args)).decision;
