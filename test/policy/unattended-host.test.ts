@@ -280,6 +280,7 @@ describe('issue 11 finding 3 (host side): the card carries every field that chan
       command,
       cwd: outside,
       outside: { path: outside, access: 'write' },
+      ruleProposal: expect.objectContaining({ offered: false }) as unknown,
     });
   });
 

@@ -43,6 +43,8 @@ describe('ops', () => {
     expect(commands).toEqual([
       'approval.respond',
       'device.revoke',
+      'policy.rule_add',
+      'policy.rule_remove',
       'push.subscribe',
       'push.test',
       'push.unsubscribe',

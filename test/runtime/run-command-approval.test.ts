@@ -81,6 +81,11 @@ describe('run_command through policy and approval', () => {
       kind: 'command',
       command: "printf '%s\\n' one two; exit 3",
       cwd: harness.workspace,
+      ruleProposal: {
+        offered: false,
+        reason:
+          'The command contains the shell metacharacter "\\\\", so no rule can match it safely',
+      },
     });
     expect(approval.reason.length).toBeGreaterThan(5);
     approve(harness, approval);
@@ -169,6 +174,7 @@ describe('run_command through policy and approval', () => {
       path: realpathSync(outside),
       access: 'read',
       outside: { path: realpathSync(outside), access: 'read' },
+      ruleProposal: expect.objectContaining({ offered: false }) as unknown,
     });
     approve(harness, approval);
     await harness.runtime.whenIdle();
