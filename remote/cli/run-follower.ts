@@ -11,6 +11,7 @@ import {
   type PairedHostSummary,
   pendingApprovals,
   toolCallsOf,
+  allowedByText,
   visibleText,
 } from '../client/index.js';
 import { eventLines, pendingApprovalLines } from './event-lines.js';
@@ -121,7 +122,9 @@ export async function followRuns(
       // after it was completed), as they were shown live.
       const told = toolCallsOf(state, run.id).map((call) => ({
         at: call.startedAt ?? call.finishedAt ?? Number.MAX_SAFE_INTEGER,
-        text: `${prefix(run.id)}tool ${call.name} ${formatToolInput(call.input)}: ${call.state}`,
+        text:
+          `${prefix(run.id)}tool ${call.name} ${formatToolInput(call.input)}: ${call.state}` +
+          (call.allowedBy === undefined ? '' : ` (${allowedByText(call.allowedBy)})`),
       }));
       if (text && runId !== undefined) {
         for (const message of state.messages[run.id] ?? []) {

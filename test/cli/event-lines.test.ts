@@ -41,6 +41,22 @@ const call: ToolCall = {
 const state: HostState = { ...EMPTY_HOST_STATE, toolCalls: { tc_1: call } };
 
 describe('event lines', () => {
+  it('names the rule added from a remote that let a tool call run unasked', () => {
+    const allowedBy = {
+      ruleId: 'rul_1',
+      words: ['npm', 'test'],
+      deviceId: 'dev',
+      deviceName: 'Test iPhone',
+      addedAt: Date.UTC(2026, 11, 1, 9),
+    };
+    expect(eventLines(event('tool.started', { attempt: 1, allowedBy }, 'tc_1'), state)).toEqual([
+      'tool run_command: running (allowed by a rule you added on Test iPhone, 2026-12-01)',
+    ]);
+    expect(eventLines(event('tool.started', { attempt: 1 }, 'tc_1'), state)).toEqual([
+      'tool run_command: running',
+    ]);
+  });
+
   it('shows a model retry as "retrying (n of max)" with its wait and reason', () => {
     const retry = event('model.retry', {
       attempt: 2,
