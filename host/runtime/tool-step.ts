@@ -251,6 +251,10 @@ export async function runReadyCall(
     cancelUnstartedCall(store, ready, 'the run was stopped before this tool started');
     return 'done';
   }
+  // A rule removed while policy was deciding no longer allows: decided again without it.
+  const ruleId = approval === undefined ? decision.allowedBy?.ruleId : undefined;
+  const rule = ruleId === undefined ? undefined : store.allowRules.get(ruleId);
+  if (rule !== undefined && rule.removedAt !== null) return runReadyCall(ctx, ready);
   const sessionId = sessionOf(store, ready.runId);
   // Nobody approved this call: the rule added from a remote that let it through, if one did.
   const allowedBy = approval === undefined ? decision.allowedBy : undefined;
