@@ -197,7 +197,7 @@ describe('a rule added from the app', () => {
     await expect(
       host.channel.call('policy.rule_remove', { commandId: randomUUID(), ruleId: 'cfg_0' }),
     ).rejects.toThrow(/invalid_state: .*config file/);
-  });
+  }, 90_000);
 
   it('is not offered for python x.py, ls ../, cat .env, echo $(id), and cannot be added then', async () => {
     await using host = await startFaultHost();
