@@ -4,10 +4,14 @@
 import { existsSync } from 'node:fs';
 
 const args = process.argv.slice(2);
+// The host runs from its bundle (scripts/bundle-host.js, part of npm run build) when there is one.
+const hostBundle = new URL('../dist/host/cli/main.bundle.js', import.meta.url);
 const entry =
   args[0] === 'remote'
     ? new URL('../dist/remote/cli/main.js', import.meta.url)
-    : new URL('../dist/host/cli/main.js', import.meta.url);
+    : existsSync(hostBundle)
+      ? hostBundle
+      : new URL('../dist/host/cli/main.js', import.meta.url);
 if (!existsSync(entry)) {
   process.stderr.write('tether: not built yet; run `npm run build` (npm start builds it)\n');
   process.exit(1);

@@ -1,9 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 
-/** Tether's version, from package.json (two folders up from host/ in source and in dist/). */
+/**
+ * Tether's version, from package.json: one folder up from host/ in source, two in dist/,
+ * three from the host's bundle in dist/host/cli/.
+ */
 export const VERSION: string = (() => {
-  for (const path of ['../package.json', '../../package.json']) {
+  for (const path of ['../package.json', '../../package.json', '../../../package.json']) {
     try {
       const text = readFileSync(new URL(path, import.meta.url), 'utf8');
       const parsed = z

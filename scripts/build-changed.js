@@ -19,7 +19,7 @@ const APP_OUTPUT = 'dist/app/index.html';
 const BUILD_INFO = 'dist/.tsbuildinfo';
 
 /** The newest file under `paths` (folders walked, node_modules and dist skipped). */
-function newestFile(paths) {
+function newestFile(paths, skip = () => false) {
   let newest = { path: undefined, mtimeMs: 0 };
   const visit = (path) => {
     if (!existsSync(path)) return;
@@ -28,7 +28,7 @@ function newestFile(paths) {
       for (const name of readdirSync(path)) {
         if (name !== 'node_modules' && name !== 'dist') visit(join(path, name));
       }
-    } else if (stat.mtimeMs > newest.mtimeMs) {
+    } else if (stat.mtimeMs > newest.mtimeMs && !skip(path)) {
       newest = { path, mtimeMs: stat.mtimeMs };
     }
   };
@@ -75,4 +75,14 @@ if (reason !== null) {
     '--config',
     'remote/app/vite.config.ts',
   ]);
+}
+// The host's bundle (scripts/bundle-host.js), when tsc wrote anything newer than it.
+const HOST_BUNDLE = join(root, 'dist/host/cli/main.bundle.js');
+const isBundle = (path) => /\/(main\.bundle|bundle-[^/]*)\.js(\.map)?$/.test(path);
+const hostBuilt = newestFile(
+  ['host', 'common', 'pairing', 'protocol'].map((path) => join(root, 'dist', path)),
+  isBundle,
+);
+if (!existsSync(HOST_BUNDLE) || hostBuilt.mtimeMs > statSync(HOST_BUNDLE).mtimeMs) {
+  run([join(root, 'scripts/bundle-host.js')]);
 }

@@ -7,14 +7,7 @@ import { ConfigError, HOST_USAGE, resolveDataDir } from '../config/index.js';
 import { StoreOpenError } from '../store/index.js';
 import { VERSION } from '../version.js';
 import { UsageError } from '../../common/cli/index.js';
-import { DEVICES_USAGE, devicesCommand } from './devices-command.js';
-import { DOCTOR_USAGE, doctorCommand } from './doctor-command.js';
 import type { HostCommandContext } from './host-command.js';
-import { MODEL_USAGE, modelCommand } from './model-command.js';
-import { MODELS_USAGE, modelsCommand } from './models-command.js';
-import { PAIR_USAGE, pairCommand } from './pair-command.js';
-import { REVOKE_USAGE, revokeCommand } from './revoke-command.js';
-import { SERVICE_USAGE, serviceCommand } from './service-command.js';
 import { startHost } from './start-host.js';
 
 const USAGE = `Usage: tether <command>
@@ -36,16 +29,45 @@ else TETHER_DATA_DIR, else the default).
 
 ${HOST_USAGE}`;
 
-/** The local commands that talk to a running host, with their usage. */
+interface HostCommand {
+  run(argv: readonly string[], ctx: HostCommandContext): Promise<number>;
+  usage: string;
+}
+
+/**
+ * The local commands that talk to a running host, with their usage. Each is imported when
+ * it runs, so `tether start` loads none of them.
+ */
 const HOST_COMMANDS = {
-  pair: { run: pairCommand, usage: PAIR_USAGE },
-  devices: { run: devicesCommand, usage: DEVICES_USAGE },
-  revoke: { run: revokeCommand, usage: REVOKE_USAGE },
-  service: { run: serviceCommand, usage: SERVICE_USAGE },
-  model: { run: modelCommand, usage: MODEL_USAGE },
-  models: { run: modelsCommand, usage: MODELS_USAGE },
-  doctor: { run: doctorCommand, usage: DOCTOR_USAGE },
-} as const;
+  pair: async () => {
+    const { pairCommand, PAIR_USAGE } = await import('./pair-command.js');
+    return { run: pairCommand, usage: PAIR_USAGE };
+  },
+  devices: async () => {
+    const { devicesCommand, DEVICES_USAGE } = await import('./devices-command.js');
+    return { run: devicesCommand, usage: DEVICES_USAGE };
+  },
+  revoke: async () => {
+    const { revokeCommand, REVOKE_USAGE } = await import('./revoke-command.js');
+    return { run: revokeCommand, usage: REVOKE_USAGE };
+  },
+  service: async () => {
+    const { serviceCommand, SERVICE_USAGE } = await import('./service-command.js');
+    return { run: serviceCommand, usage: SERVICE_USAGE };
+  },
+  model: async () => {
+    const { modelCommand, MODEL_USAGE } = await import('./model-command.js');
+    return { run: modelCommand, usage: MODEL_USAGE };
+  },
+  models: async () => {
+    const { modelsCommand, MODELS_USAGE } = await import('./models-command.js');
+    return { run: modelsCommand, usage: MODELS_USAGE };
+  },
+  doctor: async () => {
+    const { doctorCommand, DOCTOR_USAGE } = await import('./doctor-command.js');
+    return { run: doctorCommand, usage: DOCTOR_USAGE };
+  },
+} satisfies Record<string, () => Promise<HostCommand>>;
 
 async function start(argv: readonly string[]): Promise<number> {
   if (argv.includes('--help') || argv.includes('-h')) {
@@ -86,6 +108,7 @@ async function runHostCommand(
   name: keyof typeof HOST_COMMANDS,
   argv: readonly string[],
 ): Promise<number> {
+  const command: HostCommand = await HOST_COMMANDS[name]();
   const interrupt = new AbortController();
   const onInterrupt = () => interrupt.abort();
   process.once('SIGINT', onInterrupt);
@@ -102,10 +125,10 @@ async function runHostCommand(
       }),
   };
   try {
-    return await HOST_COMMANDS[name].run(argv, ctx);
+    return await command.run(argv, ctx);
   } catch (error) {
     if (error instanceof UsageError) {
-      process.stderr.write(`tether ${name}: ${error.message}\n\n${HOST_COMMANDS[name].usage}`);
+      process.stderr.write(`tether ${name}: ${error.message}\n\n${command.usage}`);
       return 2;
     }
     if (interrupt.signal.aborted) {

@@ -4,7 +4,7 @@
  * sends it, with a timeout and without following redirects (a redirect could point
  * anywhere, loopback included). The answer becomes a {@link SendOutcome}.
  */
-import webpush from 'web-push';
+import type webpush from 'web-push';
 import type { PushKeys } from '../identity/index.js';
 import type { SendOutcome } from './types.js';
 
@@ -48,7 +48,9 @@ async function reason(response: Response): Promise<string> {
 export async function sendPush(request: PushRequest, options: SendOptions): Promise<SendOutcome> {
   let details: ReturnType<typeof webpush.generateRequestDetails>;
   try {
-    details = webpush.generateRequestDetails(
+    // Loaded at the first push, not at start: web-push and its ASN.1 code cost ~100 ms.
+    const { default: webPush } = await import('web-push');
+    details = webPush.generateRequestDetails(
       { endpoint: request.endpoint, keys: request.keys },
       request.payloadJson,
       {

@@ -11,8 +11,18 @@ import type { ToolDefinition } from './types.js';
  * sees it (optional fields are not required; the `$schema` key is left out).
  */
 export function defineTool<I>(tool: Omit<ToolDefinition<I>, 'parameters'>): ToolDefinition<I> {
-  const { $schema: _dialect, ...parameters } = z.toJSONSchema(tool.input, { io: 'input' });
-  return { ...tool, parameters };
+  // Made at first use (the first model request), not when the tools are imported at start.
+  let parameters: ToolDefinition<I>['parameters'] | undefined;
+  return {
+    ...tool,
+    get parameters() {
+      if (parameters === undefined) {
+        const { $schema: _dialect, ...schema } = z.toJSONSchema(tool.input, { io: 'input' });
+        parameters = schema;
+      }
+      return parameters;
+    },
+  };
 }
 
 /** The outcome of {@link parseToolInput}; `message` is meant to be handed to the model. */
