@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import type WebSocket from 'ws';
 import { z } from 'zod';
 import { startHost, type RunningHost } from '../host/cli/start-host.js';
+import { nativeChannelCrypto } from '../pairing/node/index.js';
 import type { Store } from '../host/store/index.js';
 import {
   type HostConnection,
@@ -91,6 +92,8 @@ function opened(connection: HostConnection): Promise<void> {
   });
 }
 
+const remoteCrypto = nativeChannelCrypto().crypto;
+
 /** A client on `storage`'s device, connected to `hostId` and open. */
 export async function connectRemote(storage: MemoryStorage, hostId: string): Promise<Remote> {
   const sockets: WebSocket[] = [];
@@ -100,7 +103,8 @@ export async function connectRemote(storage: MemoryStorage, hostId: string): Pro
     sockets.push(socket);
     return socket;
   };
-  const client = new TetherClient({ storage, socketFactory: recording });
+  // The Node client's crypto, as remote/cli runs it (libsodium); browsers run tweetnacl.
+  const client = new TetherClient({ storage, socketFactory: recording, crypto: remoteCrypto });
   const connection = await client.connect(hostId);
   await opened(connection);
   return { storage, hostId, client, connection, socket: () => sockets.at(-1)! };

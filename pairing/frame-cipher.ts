@@ -85,8 +85,17 @@ export class FrameCipher {
    * pass {@link MAX_FRAME_BYTES} throws `payload_too_large` and uses no counter.
    */
   seal(message: object): Uint8Array {
+    return this.sealJson(JSON.stringify(message));
+  }
+
+  /**
+   * {@link FrameCipher.seal} of a message the caller already encoded: `json` must be the
+   * `JSON.stringify` of one JSON object (the host builds `events` frames from events it
+   * encoded once for every connection).
+   */
+  sealJson(json: string): Uint8Array {
     this.assertOpen();
-    const plaintext = utf8(JSON.stringify(message));
+    const plaintext = utf8(json);
     if (plaintext.length + TAG_BYTES > MAX_FRAME_BYTES) {
       throw new TetherError(
         'payload_too_large',

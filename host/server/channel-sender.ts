@@ -48,6 +48,11 @@ export class ChannelSender {
    * when it was dropped. Nothing is sealed unless sent, so the counters stay in step.
    */
   send(message: HostMessage, priority: Priority): boolean {
+    return this.sendJson(JSON.stringify(message), message.t, priority);
+  }
+
+  /** {@link ChannelSender.send} of a message already encoded as `json`, of type `t`. */
+  sendJson(json: string, t: HostMessage['t'], priority: Priority): boolean {
     if (this.closed) return false;
     const buffered = this.socket.bufferedAmount;
     if (priority === 'ephemeral' && buffered > EPHEMERAL_LIMIT) return false;
@@ -59,12 +64,12 @@ export class ChannelSender {
       return false;
     }
     try {
-      this.socket.send(this.cipher.seal(message));
+      this.socket.send(this.cipher.sealJson(json));
     } catch (error) {
       const failure = TetherError.from(error);
       if (failure.code !== 'payload_too_large') throw error;
       const conn = this.options.connectionId;
-      this.options.log.error('message too large for one frame', { conn, t: message.t });
+      this.options.log.error('message too large for one frame', { conn, t });
       return false;
     }
     return true;

@@ -23,16 +23,22 @@ interface OpenSubscription {
   lastSeq: number;
 }
 
-// Every connection receives the same event objects from a commit: measure each once.
-const eventSizes = new WeakMap<Event, number>();
+// Every connection receives the same event objects from a commit: encode each once, and
+// build each connection's `events` frame from the encoded events.
+const eventJson = new WeakMap<Event, string>();
 
-function eventSize(event: Event): number {
-  let size = eventSizes.get(event);
-  if (size === undefined) {
-    size = JSON.stringify(event).length;
-    eventSizes.set(event, size);
+function encodeEvent(event: Event): string {
+  let json = eventJson.get(event);
+  if (json === undefined) {
+    json = JSON.stringify(event);
+    eventJson.set(event, json);
   }
-  return size;
+  return json;
+}
+
+/** `JSON.stringify({ t: 'events', sub, events })`, from events encoded once. */
+function eventsFrameJson(sub: string, events: readonly string[]): string {
+  return `{"t":"events","sub":${JSON.stringify(sub)},"events":[${events.join(',')}]}`;
 }
 
 /** The subscriptions one open channel holds, each under its `sub` id. */
@@ -78,27 +84,28 @@ export class ChannelSubscriptions {
   private deliver(sub: string, events: Event[]): void {
     const state = this.open.get(sub);
     if (state === undefined || !this.sender.isOpen) return;
-    let batch: Event[] = [];
+    let batch: string[] = [];
+    let lastSeq = state.lastSeq;
     let bytes = 0;
     const flush = (): boolean => {
-      const last = batch.at(-1);
-      if (last === undefined) return true;
-      if (!this.sender.send({ t: 'events', sub, events: batch }, 'durable')) {
+      if (batch.length === 0) return true;
+      if (!this.sender.sendJson(eventsFrameJson(sub, batch), 'events', 'durable')) {
         state.subscription.close();
         this.open.delete(sub);
         this.sender.send({ t: 'lagged', sub, cursor: state.lastSeq }, 'control');
         return false;
       }
-      state.lastSeq = last.seq;
+      state.lastSeq = lastSeq;
       batch = [];
       bytes = 0;
       return true;
     };
     for (const event of events) {
-      const size = eventSize(event);
-      if (bytes + size > EVENTS_FRAME_BYTES && !flush()) return;
-      batch.push(event);
-      bytes += size;
+      const json = encodeEvent(event);
+      if (bytes + json.length > EVENTS_FRAME_BYTES && !flush()) return;
+      batch.push(json);
+      lastSeq = event.seq;
+      bytes += json.length;
     }
     flush();
   }

@@ -32,6 +32,15 @@ function expectProtocolError(act: () => unknown, message: RegExp) {
 }
 
 describe('frame cipher', () => {
+  it('seals a message it is given as JSON text to the same frame as the message itself', () => {
+    const { c2h, device, host } = channel();
+    const fromText = new FrameCipher({ sendKey: c2h, receiveKey: new Uint8Array(32) });
+    const message = { t: 'events', sub: 'sub_1', events: [{ seq: 1, text: 'é' }] };
+    const frame = fromText.sealJson(JSON.stringify(message));
+    expect(frame).toEqual(device.seal(message));
+    expect(host.open(frame)).toEqual(message);
+  });
+
   it('fails a replayed frame, then refuses everything', () => {
     const { device, host } = channel();
     const first = device.seal(ping(0));
