@@ -1,12 +1,15 @@
 /**
  * The app's frame: the connection banner, the hosts' warnings, the screen the hash names,
  * the tab bar. The pair screen takes over when no host is paired, when this device was
- * revoked, or while a pairing is in progress.
+ * revoked, or while a pairing is in progress. On a wide window (an iPad or a laptop) the
+ * runs list stays on the left and the screen the hash names opens beside it.
  */
 import { useEffect, useState } from 'preact/hooks';
 import { ConnectionBanner } from './components/connection-banner.js';
+import { EmptyPane } from './components/empty-pane.js';
 import { NavBar } from './components/nav-bar.js';
 import { PersistenceWarnings } from './components/persistence-warnings.js';
+import { useWideLayout } from './device/use-wide-layout.js';
 import { lazyScreen } from './screens/lazy-screen.js';
 import { PairScreen } from './screens/pair-screen.js';
 import { RunsScreen } from './screens/runs-screen.js';
@@ -102,15 +105,29 @@ function Shell({ initialLink, takePairLink }: Omit<AppProps, 'model'>) {
 }
 
 function Screen({ route }: { route: ReturnType<typeof useRoute> }) {
+  const wide = useWideLayout();
   // A task sent from the form opens its run at once, maybe just as the host goes down:
   // the run screen's chunk is fetched while the form is filled in.
   useEffect(() => {
     if (route.screen === 'submit') RunScreen.preload();
   }, [route.screen]);
+  if (!wide) return <RoutedScreen route={route} wide={false} />;
+  return (
+    <div class="panes" data-testid="two-panes">
+      <RunsScreen
+        pane
+        openRunId={route.screen === 'run' || route.screen === 'changes' ? route.runId : undefined}
+      />
+      <RoutedScreen route={route} wide />
+    </div>
+  );
+}
+
+function RoutedScreen({ route, wide }: { route: ReturnType<typeof useRoute>; wide: boolean }) {
   switch (route.screen) {
     case 'runs':
     case 'pair':
-      return <RunsScreen />;
+      return wide ? <EmptyPane /> : <RunsScreen />;
     case 'run':
       return (
         <RunScreen

@@ -149,32 +149,18 @@ function RunView({ host, run }: { host: HostView; run: Run }) {
       <RunOutcome run={run} />
       <Artifacts host={host} artifacts={state.artifacts[run.id] ?? []} />
 
-      <div class="actions">
-        {!terminal && (
-          <button
-            type="button"
-            class="button danger-outline"
-            data-testid="run-cancel"
-            disabled={action.busy !== undefined || run.state === 'cancelling'}
-            onClick={cancel}
-          >
-            {run.state === 'cancelling' ? 'Cancelling…' : 'Cancel run'}
-          </button>
-        )}
-        {(run.state === 'interrupted' || run.state === 'failed' || run.state === 'cancelled') && (
-          <button
-            type="button"
-            class="button primary"
-            data-testid="run-continue"
-            disabled={action.busy !== undefined}
-            onClick={resume}
-          >
-            Continue
-          </button>
-        )}
+      {/* The dock stays put at the bottom of the screen (above the keyboard when it is
+          open) while the text above it streams: its buttons never move under a thumb. */}
+      <div class="run-dock" data-testid="run-dock">
+        <RunActions
+          run={run}
+          busy={action.busy !== undefined}
+          onCancel={cancel}
+          onContinue={resume}
+        />
+        {action.error !== undefined && <p class="error">{action.error}</p>}
+        <FollowUp host={host} run={run} idle={idle} />
       </div>
-      {action.error !== undefined && <p class="error">{action.error}</p>}
-      <FollowUp host={host} run={run} idle={idle} />
     </main>
   );
 }
@@ -230,6 +216,49 @@ function RunFacts({ host, run }: { host: HostView; run: Run }) {
       >
         Changes ({changing})
       </a>
+    </div>
+  );
+}
+
+function RunActions({
+  run,
+  busy,
+  onCancel,
+  onContinue,
+}: {
+  run: Run;
+  busy: boolean;
+  onCancel: () => void;
+  onContinue: () => void;
+}) {
+  const terminal = isTerminalRunState(run.state);
+  const resumable =
+    run.state === 'interrupted' || run.state === 'failed' || run.state === 'cancelled';
+  if (terminal && !resumable) return null;
+  return (
+    <div class="actions">
+      {!terminal && (
+        <button
+          type="button"
+          class="button danger-outline"
+          data-testid="run-cancel"
+          disabled={busy || run.state === 'cancelling'}
+          onClick={onCancel}
+        >
+          {run.state === 'cancelling' ? 'Cancelling…' : 'Cancel run'}
+        </button>
+      )}
+      {resumable && (
+        <button
+          type="button"
+          class="button primary"
+          data-testid="run-continue"
+          disabled={busy}
+          onClick={onContinue}
+        >
+          Continue
+        </button>
+      )}
     </div>
   );
 }
@@ -344,28 +373,34 @@ function FollowUp({ host, run, idle }: { host: HostView; run: Run; idle: boolean
   };
   return (
     <form
-      class="stack followup"
+      class="followup"
       onSubmit={(event) => {
         event.preventDefault();
         send();
       }}
     >
-      <label for="followup-text">Follow-up in this conversation</label>
-      <textarea
-        id="followup-text"
-        data-testid="followup-text"
-        rows={2}
-        value={text}
-        onInput={(event) => setText(event.currentTarget.value)}
-      />
-      <button
-        type="submit"
-        class="button primary"
-        data-testid="followup-submit"
-        disabled={!idle || action.busy !== undefined}
-      >
-        {idle ? 'Send' : 'Busy until the run is done'}
-      </button>
+      <label for="followup-text" class="sr-only">
+        Follow-up in this conversation
+      </label>
+      <div class="composer">
+        <textarea
+          id="followup-text"
+          data-testid="followup-text"
+          rows={1}
+          placeholder={idle ? 'Follow-up in this conversation' : 'Follow-up after this run'}
+          value={text}
+          onInput={(event) => setText(event.currentTarget.value)}
+        />
+        <button
+          type="submit"
+          class="button primary"
+          data-testid="followup-submit"
+          disabled={!idle || action.busy !== undefined}
+          title={idle ? 'Send (⌘/Ctrl+Enter)' : 'Busy until the run is done'}
+        >
+          Send
+        </button>
+      </div>
       {action.error !== undefined && <p class="error">{action.error}</p>}
     </form>
   );

@@ -14,25 +14,42 @@ import { ago, listedRuns, mayHaveOlderRuns } from '../logic/run-view.js';
 import { useAppView, useModel, useNow } from '../state/app-context.js';
 import type { HostView } from '../state/app-view.js';
 
-export function RunsScreen() {
+/**
+ * `pane`: the list is the left pane beside the open screen (a wide window), not the page's
+ * main content; `openRunId` is the run open beside it, marked as the current row.
+ */
+export function RunsScreen({ pane = false, openRunId }: { pane?: boolean; openRunId?: string }) {
   const view = useAppView();
   const [query, setQuery] = useState('');
+  const Element = pane ? 'section' : 'main';
   return (
-    <main class="screen" data-testid="runs-screen">
+    <Element
+      class={pane ? 'screen runs-pane' : 'screen'}
+      data-testid="runs-screen"
+      aria-label={pane ? 'Runs' : undefined}
+    >
       <h1 class="screen-title">Runs</h1>
       <RunSearchBox onQuery={setQuery} />
       {view.hosts.map((host) =>
         query === '' ? (
-          <HostRuns key={host.hostId} host={host} online={view.online} />
+          <HostRuns key={host.hostId} host={host} online={view.online} openRunId={openRunId} />
         ) : (
           <HostMatches key={`${host.hostId}/${query}`} host={host} query={query} />
         ),
       )}
-    </main>
+    </Element>
   );
 }
 
-function HostRuns({ host, online }: { host: HostView; online: boolean }) {
+function HostRuns({
+  host,
+  online,
+  openRunId,
+}: {
+  host: HostView;
+  online: boolean;
+  openRunId: string | undefined;
+}) {
   const now = useNow();
   const runs = listedRuns(host.state.runs, host.older.runs);
   const waiting = pendingApprovals(host.state);
@@ -59,6 +76,7 @@ function HostRuns({ host, online }: { host: HostView; online: boolean }) {
                 data-testid="run-row"
                 data-run-id={run.id}
                 data-state={run.state}
+                aria-current={run.id === openRunId ? 'page' : undefined}
               >
                 <span class="row-main">
                   <span class="row-title">{run.input.text}</span>
