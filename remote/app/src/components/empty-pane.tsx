@@ -31,7 +31,7 @@ export function EmptyPane() {
         <dt>
           <kbd>/</kbd>
         </dt>
-        <dd>searches runs (when the list has a search box)</dd>
+        <dd>searches runs</dd>
         <dt>
           <kbd>Esc</kbd>
         </dt>
