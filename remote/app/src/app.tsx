@@ -6,7 +6,6 @@
  */
 import { useEffect, useState } from 'preact/hooks';
 import { ConnectionBanner } from './components/connection-banner.js';
-import { EmptyPane } from './components/empty-pane.js';
 import { NavBar } from './components/nav-bar.js';
 import { PersistenceWarnings } from './components/persistence-warnings.js';
 import { useWideLayout } from './device/use-wide-layout.js';
@@ -28,6 +27,8 @@ const SubmitScreen = lazyScreen(() =>
 const ApprovalsScreen = lazyScreen(() =>
   import('./screens/approvals-screen.js').then((m) => m.ApprovalsScreen),
 );
+// Shown only beside the runs list of a wide window.
+const EmptyPane = lazyScreen(() => import('./components/empty-pane.js').then((m) => m.EmptyPane));
 const DevicesScreen = lazyScreen(() =>
   import('./screens/devices-screen.js').then((m) => m.DevicesScreen),
 );

@@ -6,8 +6,6 @@ import './zod-jitless.js';
 import { render } from 'preact';
 import { browserWebSocketFactory, IndexedDbStorage } from '#client/browser';
 import { App } from './app.js';
-import { followKeyboardInset } from './device/keyboard-inset.js';
-import { bindKeyboardShortcuts } from './device/keyboard-shortcuts.js';
 import { openMessageHash } from './logic/push-notification.js';
 import { pairLinkAt } from './logic/route.js';
 import { registerServiceWorker } from './register-worker.js';
@@ -16,8 +14,9 @@ import { notificationSync } from './state/notification-sync.js';
 import './styles.css';
 
 registerServiceWorker();
-followKeyboardInset();
-bindKeyboardShortcuts();
+// Not needed to show the first screen: chunks of their own, after the first load.
+void import('./device/keyboard-inset.js').then((module) => module.followKeyboardInset());
+void import('./device/keyboard-shortcuts.js').then((module) => module.bindKeyboardShortcuts());
 
 // A notification's click in the service worker shows its screen here (docs/push.md).
 if ('serviceWorker' in navigator) {
