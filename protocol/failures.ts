@@ -55,7 +55,9 @@ export type RunFailure = { code: RunFailureCode; message: string };
  * - `timeout`: the command ran past its timeout and was stopped;
  * - `spawn_failed`: the command could not start;
  * - `exit_nonzero`: the command ended with a non-zero status or a signal;
- * - `permission_denied`: policy or the user refused the call.
+ * - `permission_denied`: policy or the user refused the call;
+ * - `tool_error`: an MCP server's tool answered with `isError` (its text says why);
+ * - `unavailable`: the MCP server of the tool is not connected: the call was not sent.
  *
  * @public the vocabulary as a list, for remotes and docs (the host uses only its type).
  */
@@ -76,5 +78,7 @@ export const TOOL_FAILURE_CODES = [
   'spawn_failed',
   'exit_nonzero',
   'permission_denied',
+  'tool_error',
+  'unavailable',
 ] as const;
 export type ToolFailureCode = (typeof TOOL_FAILURE_CODES)[number];

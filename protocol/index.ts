@@ -62,6 +62,7 @@ export {
   Artifact,
   Device,
   LiveState,
+  McpServerInfo,
   Message,
   Run,
   RunError,

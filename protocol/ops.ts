@@ -10,6 +10,7 @@ import {
   Artifact,
   Device,
   LiveState,
+  McpServerInfo,
   Message,
   Run,
   RunInput,
@@ -105,6 +106,8 @@ export const OPS = {
       modelNotice: z.optional(z.string()),
       /** Web Push (docs/push.md): the VAPID public key a remote subscribes with. */
       push: z.optional(z.looseObject({ vapidPublicKey: z.string() })),
+      /** MCP servers the host is configured with (docs/protocol.md §10); absent with none. */
+      mcpServers: z.optional(z.array(McpServerInfo)),
     }),
   },
   'run.submit': {

@@ -98,7 +98,8 @@ export type RuleProposal = z.infer<typeof RuleProposal>;
  * `command`: the full command line and the real path of its folder. `write`: the target
  * as named in the diff (`path`), its real path (`realPath`; absent in rows stored before
  * it existed) and the diff. `path`: a read, or a tool without a preview of its own. Any
- * kind carries `outside` when the call reaches outside the workspace.
+ * kind carries `outside` when the call reaches outside the workspace. `mcp`: a tool of an
+ * MCP server.
  */
 export const ApprovalPreview = z.discriminatedUnion('kind', [
   z.looseObject({
@@ -122,6 +123,21 @@ export const ApprovalPreview = z.discriminatedUnion('kind', [
     kind: z.literal('path'),
     path: z.string(),
     access: z.string(),
+    outside: z.optional(OutsideAccess),
+    ruleProposal: z.optional(RuleProposal),
+  }),
+  /**
+   * A tool of an MCP server (docs/protocol.md §10): the server's name, the tool's own name
+   * on it, its description as the server gave it (capped), and whether the server says
+   * the tool only reads (`readOnlyHint`: a claim, trusted only where the host's config
+   * says so). The arguments are the approval's `input`.
+   */
+  z.looseObject({
+    kind: z.literal('mcp'),
+    server: z.string(),
+    tool: z.string(),
+    description: z.string(),
+    readOnlyHint: z.boolean(),
     outside: z.optional(OutsideAccess),
     ruleProposal: z.optional(RuleProposal),
   }),
@@ -209,3 +225,19 @@ export const LiveState = z.looseObject({
   outputs: z.array(z.looseObject({ toolCallId: OpaqueId, offset: z.int(), text: z.string() })),
 });
 export type LiveState = z.infer<typeof LiveState>;
+
+/** The states of an MCP server the host runs or reaches (`host.info.mcpServers`). */
+const MCP_SERVER_STATES = ['connecting', 'connected', 'restarting', 'failed', 'stopped'] as const;
+
+/**
+ * One configured MCP server as `host.info` lists it: how it is reached, its state, the
+ * names of the tools it offers now (`mcp__<server>__<tool>`), and its last error.
+ */
+export const McpServerInfo = z.looseObject({
+  name: z.string(),
+  transport: z.enum(['stdio', 'http']),
+  state: z.enum(MCP_SERVER_STATES),
+  tools: z.array(z.string()),
+  lastError: z.optional(z.string()),
+});
+export type McpServerInfo = z.infer<typeof McpServerInfo>;

@@ -11,6 +11,7 @@ import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { serve, type ServerType } from '@hono/node-server';
 import {
+  ConfigError,
   ensureDataDir,
   forgetModelKeys,
   loadHostConfig,
@@ -22,6 +23,8 @@ import { armFaultPoints } from '../faults/index.js';
 import {
   loadOrCreateHostIdentity,
   loadOrCreatePushKeys,
+  readKeychainItem,
+  readPrivateFile,
   withStoredModelKey,
 } from '../identity/index.js';
 import { createLogger, Redactor, type Logger, type LogRotation } from '../log/index.js';
@@ -31,6 +34,7 @@ import {
   DEMO_MODEL_LABEL,
   DEMO_MODEL_NAME,
 } from '../model/index.js';
+import { McpServers, McpSettingsError, resolveMcpServers } from '../mcp/index.js';
 import { allowRuleWarnings, compileReadProtection, decidePolicy } from '../policy/index.js';
 import { keepAwake, watchForWake } from '../power/index.js';
 import { PushDispatcher } from '../push/index.js';
@@ -189,6 +193,25 @@ async function startLocked(
   for (const secret of modelKeys) keepSecret(secret);
   // Read once: from here on no child (an approved command) can find it in our environment.
   forgetModelKeys(process.env, modelKeys);
+  // Read before anything is written: a secret that cannot be read stops the start.
+  const mcpServers = await resolveMcpServers(config.mcp, {
+    env: process.env,
+    readFile: (path) =>
+      readPrivateFile(
+        path,
+        (problem, cause) => new Error(`the secret file ${path} ${problem}`, { cause }),
+        (mode) => `has mode ${mode}; make it private: chmod 600 ${path}`,
+      ),
+    readKeychain:
+      process.platform === 'darwin'
+        ? (service, account) => readKeychainItem(service, account)
+        : null,
+  }).catch((error: unknown) => {
+    if (!(error instanceof McpSettingsError)) throw error;
+    const source = config.configFile === null ? 'config file' : `config file ${config.configFile}`;
+    throw new ConfigError(error.issues.map((issue) => ({ source, ...issue })));
+  });
+  for (const secret of mcpServers.secrets) keepSecret(secret);
   const identity = await loadOrCreateHostIdentity({
     dataDir: config.dataDir,
     platform: process.platform,
@@ -230,6 +253,23 @@ async function startLocked(
     settings: config.push,
     log: (level, message, fields) => pushLog[level](message, fields),
   });
+  const mcpLog = log.child({ component: 'mcp' });
+  const recorded = (change: () => void) => {
+    try {
+      store.write(change);
+    } catch (error) {
+      mcpLog.error('cannot record an MCP server process group', { error: String(error) });
+    }
+  };
+  const mcp = new McpServers(mcpServers.servers, {
+    log: mcpLog,
+    version: VERSION,
+    groups: {
+      list: () => store.mcpGroups.list(),
+      add: (group) => recorded(() => store.mcpGroups.add(group)),
+      remove: (pgid) => recorded(() => store.mcpGroups.remove(pgid)),
+    },
+  });
   const runtime = new Runtime(
     store,
     {
@@ -248,8 +288,17 @@ async function startLocked(
         editFileTool,
         runCommandTool,
       ] as ToolDefinition<unknown>[],
-      policy: (call, workspace, addedRules) =>
-        decidePolicy(call, { workspace, policy: config.policy, homedir: homedir(), addedRules }),
+      toolServers: mcp,
+      policy: (call, workspace, addedRules) => {
+        const decided = mcp.decide(call.name);
+        if (decided !== null) return Promise.resolve(decided);
+        return decidePolicy(call, {
+          workspace,
+          policy: config.policy,
+          homedir: homedir(),
+          addedRules,
+        });
+      },
       configAllowRules: config.policy.commands.allow,
       killProcessGroup: (pgid) => killProcessGroup(pgid, 2_000),
     },
@@ -359,6 +408,8 @@ async function startLocked(
     store.close();
     throw error;
   }
+  // Servers a dead host left are killed before new ones start; connecting goes on behind.
+  await mcp.start();
   if (report.interruptedRuns.length > 0) {
     log.warn('runs interrupted by the previous stop', { ...report });
   }
@@ -459,6 +510,7 @@ async function startLocked(
       stopping ??= (async () => {
         log.info('stopping');
         await runtime.stop(10_000);
+        await mcp.stop();
         stopWakeWatch();
         power.stop();
         channel.close();

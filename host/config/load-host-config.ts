@@ -101,6 +101,7 @@ export function loadHostConfig(options: LoadHostConfigOptions): HostConfig {
     demo,
     limits: { ...DEFAULT_LIMITS, ...fromFile.limits },
     policy: fromFile.policy ?? PolicyConfig.parse({}),
+    mcp: fromFile.mcp ?? {},
     logLevel: env.TETHER_LOG_LEVEL ?? fromFile.logLevel ?? 'info',
     keyStore:
       env.TETHER_KEY_STORE ??

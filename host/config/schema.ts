@@ -7,6 +7,7 @@ import { isIP } from 'node:net';
 import { z } from 'zod';
 import { LOG_LEVELS } from '../log/index.js';
 import { PROVIDER_KINDS } from '../model/index.js';
+import { McpConfig } from '../mcp/index.js';
 import { PolicyConfig } from '../policy/index.js';
 import type { ConfigIssue, RunLimits } from './types.js';
 
@@ -148,6 +149,8 @@ export const ConfigFile = z.strictObject(
       .optional() satisfies z.ZodType<Partial<RunLimits> | undefined>,
     /** Allow / ask / deny rules for tool calls (docs/policy.md); defaults fill the rest. */
     policy: PolicyConfig.optional(),
+    /** MCP tool servers (docs/operations.md, "MCP servers"). */
+    mcp: McpConfig.optional(),
     /** Sleep while runs work (docs/operations.md, "Awake while it works"). */
     power: z
       .strictObject(

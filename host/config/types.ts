@@ -2,6 +2,7 @@
  * Contracts of the host's configuration.
  */
 import type { LogLevel } from '../log/index.js';
+import type { McpConfig } from '../mcp/index.js';
 import type { ProviderKind } from '../model/index.js';
 import type { PolicyConfig } from '../policy/index.js';
 
@@ -95,6 +96,8 @@ export interface HostConfig {
   limits: RunLimits;
   /** The config file's `policy` with its defaults applied (docs/policy.md). */
   policy: PolicyConfig;
+  /** The config file's `mcp` (no servers without it); secrets are still references here. */
+  mcp: McpConfig;
   logLevel: LogLevel;
   keyStore: KeyStore;
   push: PushSettings;

@@ -6,3 +6,5 @@ export { loadOrCreateHostIdentity } from './load-host-identity.js';
 export { loadOrCreatePushKeys } from './load-push-keys.js';
 export { storeModelKey, withStoredModelKey } from './model-key.js';
 export type { PushKeys } from './types.js';
+export { readPrivateFile } from './private-file.js';
+export { readKeychainItem } from './security-keychain.js';

@@ -55,6 +55,23 @@ export function securityKeychain(command = '/usr/bin/security'): HostKeyKeychain
   return { read, write };
 }
 
+/**
+ * The generic password of `service` and `account` in the login Keychain (an item the user
+ * made, e.g. an MCP server's token), or null when there is none. Only names go on the
+ * command line; the secret comes back on stdout.
+ */
+export async function readKeychainItem(
+  service: string,
+  account: string,
+  command = '/usr/bin/security',
+): Promise<string | null> {
+  const args = ['find-generic-password', '-a', account, '-s', service, '-w'];
+  const outcome = await run(command, args, '');
+  if (outcome.code === ITEM_NOT_FOUND) return null;
+  if (outcome.code !== 0) throw failure('find-generic-password', outcome);
+  return outcome.stdout.replace(/\r?\n$/, '');
+}
+
 function quote(word: string): string {
   if (/[\r\n\0]/.test(word)) throw new Error('a Keychain name cannot contain a line break');
   return `"${word.replace(/["\\]/g, '\\$&')}"`;

@@ -29,6 +29,8 @@ function subject(preview: ApprovalPreview | undefined): string | null {
       return preview.path;
     case 'path':
       return preview.path;
+    case 'mcp':
+      return `${preview.tool} (MCP server ${preview.server})`;
   }
 }
 

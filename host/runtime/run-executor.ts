@@ -7,7 +7,7 @@ import { digest, type RunFailure } from '../../protocol/index.js';
 import type { ModelCompletion, ModelToolSpec } from '../model/index.js';
 import { faultPoint } from '../faults/index.js';
 import type { Store, StoredRun } from '../store/index.js';
-import { parseToolInput, type ToolDefinition } from '../tools/index.js';
+import { parseToolInput } from '../tools/index.js';
 import { ContextCache, buildContext } from './context-builder.js';
 import type { LiveHub } from './live-hub.js';
 import { runModelTurn } from './model-turn.js';
@@ -19,13 +19,13 @@ import {
   markSessionIdle,
   moveRun,
 } from './transitions.js';
-import type { PolicyFn, RuntimeLimits, RuntimeModel } from './types.js';
+import type { PolicyFn, RuntimeLimits, RuntimeModel, ToolTable } from './types.js';
 
 export interface ExecutorDeps {
   store: Store;
   live: LiveHub;
   model: RuntimeModel | null;
-  tools: ReadonlyMap<string, ToolDefinition<unknown>>;
+  tools: ToolTable;
   policy: PolicyFn;
   limits: RuntimeLimits;
 }
@@ -108,11 +108,6 @@ export class RunExecutor {
         },
       };
     }
-    const specs: ModelToolSpec[] = [...this.deps.tools.values()].map((tool) => ({
-      name: tool.name,
-      description: tool.description,
-      parameters: tool.parameters,
-    }));
     const signal = this.controller.signal;
     const context = new ContextCache(store, model.adapter.provider);
     for (;;) {
@@ -144,6 +139,12 @@ export class RunExecutor {
           },
         };
       }
+      // Read at each turn: an MCP server's tools change while a run goes on.
+      const specs: ModelToolSpec[] = [...this.deps.tools.values()].map((tool) => ({
+        name: tool.name,
+        description: tool.description,
+        parameters: tool.parameters,
+      }));
       const outcome = await runModelTurn(
         { store, adapter: model.adapter, live: this.deps.live, signal },
         run,

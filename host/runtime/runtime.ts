@@ -3,7 +3,7 @@
  * the executors and the live stream; every fact goes through the store.
  */
 import { uptime } from 'node:os';
-import type { OpArgs, OpResult, RunGetResult } from '../../protocol/index.js';
+import type { McpServerInfo, OpArgs, OpResult, RunGetResult } from '../../protocol/index.js';
 import type { PairedDevice, PairOffer } from '../../pairing/index.js';
 import { faultPoint } from '../faults/index.js';
 import {
@@ -45,6 +45,8 @@ import {
   type RuntimeModel,
   type RuntimeOptions,
   type PolicyFn,
+  type ToolServers,
+  type ToolTable,
   type WorkspaceRef,
 } from './types.js';
 
@@ -52,7 +54,7 @@ const COMMAND_RETENTION_MS = 31 * 24 * 60 * 60 * 1000;
 const OFFER_RETENTION_MS = 24 * 60 * 60 * 1000;
 
 /** Without a policy: tools that change nothing are allowed, everything else asks. */
-function defaultPolicy(tools: ReadonlyMap<string, ToolDefinition<unknown>>): PolicyFn {
+function defaultPolicy(tools: ToolTable): PolicyFn {
   return (call) => {
     const readOnly = tools.get(call.name)?.readOnly ?? false;
     return Promise.resolve(
@@ -79,6 +81,7 @@ export class Runtime {
   private readonly killProcessGroup: ((pgid: number) => Promise<unknown>) | undefined;
   private readonly health: PersistenceHealth;
   private readonly push: RuntimeOptions['push'];
+  private readonly toolServers: ToolServers | undefined;
   /** Tool calls whose orphaned group is being killed now. */
   private readonly killing = new Set<string>();
 
@@ -90,8 +93,17 @@ export class Runtime {
     this.limits = { ...DEFAULT_LIMITS, ...options.limits };
     this.workspaces = options.workspaces;
     this.model = options.model;
-    const tools = new Map<string, ToolDefinition<unknown>>();
-    for (const tool of options.tools ?? readOnlyTools) tools.set(tool.name, tool);
+    const builtIn = new Map<string, ToolDefinition<unknown>>();
+    for (const tool of options.tools ?? readOnlyTools) builtIn.set(tool.name, tool);
+    const servers = options.toolServers;
+    this.toolServers = servers;
+    const tools: ToolTable =
+      servers === undefined
+        ? builtIn
+        : {
+            get: (name) => builtIn.get(name) ?? servers.get(name),
+            values: () => [...builtIn.values(), ...servers.offeredTools()],
+          };
     const policy = options.policy ?? defaultPolicy(tools);
     this.rules = { store, policy, configRules: options.configAllowRules ?? [] };
     this.queries = new RunQueries(store, this.live, options.prices);
@@ -169,6 +181,11 @@ export class Runtime {
       ),
     );
     await this.push?.stop();
+  }
+
+  /** The host's MCP servers and their state (`host.info.mcpServers`); null with none. */
+  get mcpServers(): McpServerInfo[] | null {
+    return this.toolServers?.servers() ?? null;
   }
 
   /** The VAPID public key remotes subscribe with; null when this host sends no pushes. */

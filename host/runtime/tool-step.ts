@@ -17,7 +17,7 @@ import type { LiveHub } from './live-hub.js';
 import { addedRulesOf } from './rule-commands.js';
 import { finishToolCall, moveRun, moveToolCall, sessionOf } from './transitions.js';
 import type { PolicyDecision } from '../policy/index.js';
-import type { PolicyFn, RuntimeLimits } from './types.js';
+import type { PolicyFn, RuntimeLimits, ToolTable } from './types.js';
 
 /** Keeps the head and the tail of a long result and says what was left out and where it is. */
 function capForModel(content: string, maxChars: number, toolCallId: string, bytes: number): string {
@@ -32,7 +32,7 @@ function capForModel(content: string, maxChars: number, toolCallId: string, byte
 export interface ToolStepContext {
   store: Store;
   live: LiveHub;
-  tools: ReadonlyMap<string, ToolDefinition<unknown>>;
+  tools: ToolTable;
   policy: PolicyFn;
   workspace: string;
   limits: RuntimeLimits;
@@ -52,15 +52,33 @@ function failedContent(result: ToolResult): string {
   return `error (${result.error?.code ?? 'failed'}): ${result.error?.message ?? result.summary}`;
 }
 
+/**
+ * The call's tool and its input checked again. Null once the call has failed unsent: an
+ * MCP server's tool that is gone since the call was proposed, or whose new schema refuses
+ * the stored input, is never called with it.
+ */
 function toolOf(
   ctx: ToolStepContext,
   call: StoredToolCall,
-): { tool: ToolDefinition<unknown>; input: unknown } {
+): { tool: ToolDefinition<unknown>; input: unknown } | null {
   const tool = ctx.tools.get(call.name);
-  if (tool === undefined) throw new Error(`tool call ${call.id} names no tool: ${call.name}`);
-  const parsed = parseToolInput(tool, JSON.stringify(call.input));
-  if (!parsed.ok) throw new Error(`tool call ${call.id} was stored with invalid input`);
-  return { tool, input: parsed.input };
+  const parsed = tool === undefined ? null : parseToolInput(tool, JSON.stringify(call.input));
+  if (tool !== undefined && parsed?.ok === true) return { tool, input: parsed.input };
+  const message =
+    parsed === null || parsed.ok
+      ? `there is no tool named ${call.name} any more: it was not called`
+      : `${parsed.message}: it was not called`;
+  const code = parsed === null ? 'unavailable' : 'invalid_input';
+  ctx.store.write((tx) =>
+    finishToolCall(
+      ctx.store,
+      call,
+      tx,
+      { status: 'failed', summary: message, error: { code, message } },
+      { modelContent: `error (${code}): ${message}` },
+    ),
+  );
+  return null;
 }
 
 /**
@@ -171,7 +189,9 @@ export async function settleProposedCall(
   call: StoredToolCall,
 ): Promise<'done' | 'waiting'> {
   const { store } = ctx;
-  const { tool, input } = toolOf(ctx, call);
+  const known = toolOf(ctx, call);
+  if (known === null) return 'done';
+  const { tool, input } = known;
   const rules = addedRulesOf(store, ctx.workspace);
   const decision = await ctx.policy({ name: call.name, input }, ctx.workspace, rules);
   if (decision.decision === 'deny') {
@@ -223,7 +243,9 @@ export async function runReadyCall(
 ): Promise<'done' | 'waiting'> {
   const { store } = ctx;
   faultPoint('tool-ready');
-  const { tool, input } = toolOf(ctx, ready);
+  const known = toolOf(ctx, ready);
+  if (known === null) return 'done';
+  const { tool, input } = known;
   if (ctx.signal.aborted) {
     cancelUnstartedCall(store, ready, 'the run was stopped before this tool started');
     return 'done';
@@ -302,8 +324,10 @@ export async function runReadyCall(
   }
   faultPoint('tool-exited');
   const cancelled = result.status === 'failed' && result.error?.code === 'cancelled';
-  const status: 'succeeded' | 'failed' | 'cancelled' = cancelled ? 'cancelled' : result.status;
-  const content = result.status === 'succeeded' ? result.content : failedContent(result);
+  const status: 'succeeded' | 'failed' | 'cancelled' | 'unknown' = cancelled
+    ? 'cancelled'
+    : result.status;
+  const content = result.status === 'failed' ? failedContent(result) : result.content;
   const output = result.outputFile ?? store.writeFile(outputPath, content);
   const artifacts = (result.artifacts ?? []).map((artifact) => {
     const id = newId('art');

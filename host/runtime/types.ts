@@ -1,7 +1,7 @@
 /**
  * Contracts of host/runtime/: its configuration and the ephemeral stream it publishes.
  */
-import type { OutputMessage, PreviewMessage } from '../../protocol/index.js';
+import type { McpServerInfo, OutputMessage, PreviewMessage } from '../../protocol/index.js';
 import type { ModelAdapter } from '../model/index.js';
 import type { AddedRule, PolicyDecision } from '../policy/index.js';
 import type { PushDispatcher } from '../push/index.js';
@@ -67,6 +67,25 @@ export type ModelPrices = Readonly<
   Record<string, { inputPerMTok: number; cachedInputPerMTok?: number; outputPerMTok: number }>
 >;
 
+/** The tools a run may call, looked up by name and listed for each model turn. */
+export interface ToolTable {
+  get(name: string): ToolDefinition<unknown> | undefined;
+  /** The tools offered to the model now (read again before every turn). */
+  values(): Iterable<ToolDefinition<unknown>>;
+}
+
+/**
+ * Tools that come and go while the host runs: those of MCP servers (host/mcp/). `get`
+ * finds a tool its server listed last even while the server reconnects (its call then
+ * fails unsent); `offeredTools` has only those of connected servers.
+ */
+export interface ToolServers {
+  offeredTools(): readonly ToolDefinition<unknown>[];
+  get(name: string): ToolDefinition<unknown> | undefined;
+  /** What `host.info.mcpServers` says. */
+  servers(): McpServerInfo[];
+}
+
 export interface RuntimeOptions {
   model: RuntimeModel | null;
   /** Workspaces the user allowed, real paths; the first is the default. */
@@ -74,6 +93,8 @@ export interface RuntimeOptions {
   limits?: Partial<RuntimeLimits>;
   /** Tools the model may call; the read-only tools by default. */
   tools?: readonly ToolDefinition<unknown>[];
+  /** Tools of MCP servers, besides `tools`. */
+  toolServers?: ToolServers;
   /** Allow / ask / deny per call; by default read-only tools are allowed and others ask. */
   policy?: PolicyFn;
   /** The config file's allow rules, as `policy.rules` lists them. */

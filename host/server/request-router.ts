@@ -86,6 +86,7 @@ function hostInfo({ host }: RequestContext): OpResult<'host.info'> {
     // The scripted demo model says so wherever a remote shows the host.
     ...(runtime.model?.name === DEMO_MODEL_NAME ? { modelNotice: DEMO_MODEL_LABEL } : {}),
     workspaces: runtime.workspaces.map((workspace) => ({ ...workspace })),
+    ...(runtime.mcpServers === null ? {} : { mcpServers: runtime.mcpServers }),
     ...(runtime.vapidPublicKey === null
       ? {}
       : { push: { vapidPublicKey: runtime.vapidPublicKey } }),

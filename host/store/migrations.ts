@@ -260,6 +260,19 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE tool_calls ADD COLUMN allowed_by_json TEXT;
     `,
   },
+  {
+    version: 7,
+    name: 'mcp server groups',
+    // Process groups of stdio MCP servers (host/store/mcp-groups.ts): recorded at spawn,
+    // removed once gone, killed at the next start when a host died with them running.
+    sql: `
+      CREATE TABLE mcp_server_groups (
+        pgid INTEGER PRIMARY KEY,
+        server TEXT NOT NULL,
+        started_at INTEGER NOT NULL
+      );
+    `,
+  },
 ];
 
 /** The schema version this code writes. A database newer than this is refused. */

@@ -13,6 +13,7 @@ import { openDatabase, type Db } from './database.js';
 import { Devices } from './devices.js';
 import { EventLog } from './event-log.js';
 import { writeDurableFile } from './output-files.js';
+import { McpGroups } from './mcp-groups.js';
 import { OrphanGroups } from './orphan-groups.js';
 import { PageLimitControl } from './page-limit.js';
 import { PairingOffers } from './pairing-offers.js';
@@ -80,6 +81,7 @@ export class Store {
   readonly devices: Devices;
   readonly offers: PairingOffers;
   readonly orphanGroups: OrphanGroups;
+  readonly mcpGroups: McpGroups;
   readonly push: PushRecords;
   readonly usage: UsageTotals;
   readonly allowRules: AllowRules;
@@ -111,6 +113,7 @@ export class Store {
     this.devices = new Devices(db);
     this.offers = new PairingOffers(db);
     this.orphanGroups = new OrphanGroups(db);
+    this.mcpGroups = new McpGroups(db);
     this.push = new PushRecords(db);
     this.usage = new UsageTotals(db);
     this.allowRules = new AllowRules(db);

@@ -63,7 +63,11 @@ export type ToolErrorCode = ToolFailureCode;
 
 /** The outcome of one tool call. Expected failures are results, never throws. */
 export interface ToolResult {
-  status: 'succeeded' | 'failed';
+  /**
+   * `unknown`: the call was sent and no outcome came back (an MCP server died or did not
+   * answer in time): it may or may not have happened, and is never sent again by itself.
+   */
+  status: 'succeeded' | 'failed' | 'unknown';
   /** One line for people, e.g. `read 120 lines of src/a.ts (3.2 KiB)`. */
   summary: string;
   /** What the model sees; each tool bounds its size. */

@@ -25,6 +25,36 @@ export interface ApprovalView {
   diff?: string;
   /** A path outside the workspace that approving lets the call touch, and the access. */
   outside?: { path: string; access: string } | undefined;
+  /** A tool of an MCP server: which, what it says it does, and the arguments it gets. */
+  mcp?: McpCallView;
+}
+
+/** The MCP part of a card (the description and the arguments are the server's and the model's text: escape them). */
+export interface McpCallView {
+  server: string;
+  tool: string;
+  description: string;
+  /** `the server says this tool only reads`, shown as a claim: it allows nothing by itself. */
+  readOnlyHint: boolean;
+  /** The input as indented JSON, each string value longer than {@link ARGUMENT_MAX} cut with a marker. */
+  arguments: string;
+}
+
+const ARGUMENT_MAX = 2000;
+
+function cutLongStrings(value: unknown): unknown {
+  if (typeof value === 'string') {
+    return value.length <= ARGUMENT_MAX
+      ? value
+      : `${value.slice(0, ARGUMENT_MAX)} [… ${value.length - ARGUMENT_MAX} more characters]`;
+  }
+  if (Array.isArray(value)) return value.map(cutLongStrings);
+  if (typeof value === 'object' && value !== null) {
+    return Object.fromEntries(
+      Object.entries(value).map(([key, item]) => [key, cutLongStrings(item)]),
+    );
+  }
+  return value;
 }
 
 /**
@@ -55,6 +85,16 @@ export function approvalView(
   const { preview, input, workspace } = approval;
   const named = preview.kind === 'path' && preview.path !== workspace;
   const view: ApprovalView = { outside: preview.outside ?? (named ? preview : undefined) };
+  if (preview.kind === 'mcp') {
+    view.mcp = {
+      server: preview.server,
+      tool: preview.tool,
+      description: preview.description,
+      readOnlyHint: preview.readOnlyHint,
+      arguments: JSON.stringify(cutLongStrings(input), null, 2) ?? 'null',
+    };
+    return view;
+  }
   if (approval.name === 'run_command' || preview.kind === 'command') {
     view.command =
       inputText(input, 'command') ?? (preview.kind === 'command' ? preview.command : '');

@@ -1,0 +1,126 @@
+/**
+ * An MCP stdio transport whose server leads its own process group: the SDK's
+ * StdioClientTransport spawns the server in the host's group, where neither a stop nor the
+ * next start after a crash could reach the server's own children. The framing is the SDK's.
+ */
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { killProcessGroup } from '../tools/index.js';
+
+/** A line of stderr is cut to this many characters before it is logged. */
+const STDERR_LINE_MAX = 2000;
+/** A single message from the server larger than this closes the connection. */
+const MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
+
+export interface GroupStdioOptions {
+  command: string;
+  args: readonly string[];
+  env: Readonly<Record<string, string>>;
+  cwd?: string;
+  /** How long a stopping server has after SIGTERM before SIGKILL. */
+  graceMs: number;
+  /** The new group's id, right after the spawn (recorded so a crashed host's is killed). */
+  onGroup(pgid: number): void;
+  /** The group is gone: every process in it has exited. */
+  onGroupGone(pgid: number): void;
+  onStderrLine(line: string): void;
+}
+
+export class GroupStdioTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: JSONRPCMessage) => void;
+  private child: ChildProcessWithoutNullStreams | null = null;
+  private readonly buffer = new ReadBuffer({ maxBufferSize: MAX_MESSAGE_BYTES });
+  private stopping: Promise<void> | null = null;
+
+  constructor(private readonly options: GroupStdioOptions) {}
+
+  /** The server's process group (its pid), once spawned. */
+  get pgid(): number | null {
+    return this.child?.pid ?? null;
+  }
+
+  start(): Promise<void> {
+    if (this.child !== null) throw new Error('the MCP server process is already started');
+    const { options } = this;
+    return new Promise((resolve, reject) => {
+      const child = spawn(options.command, [...options.args], {
+        env: { ...options.env },
+        stdio: ['pipe', 'pipe', 'pipe'],
+        detached: true,
+        ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
+      });
+      this.child = child;
+      child.once('error', (error) => {
+        reject(error);
+        this.onerror?.(error);
+      });
+      child.once('spawn', () => {
+        if (child.pid !== undefined) options.onGroup(child.pid);
+        resolve();
+      });
+      // The leader's exit ends the connection; what it left in its group goes with it.
+      child.once('exit', () => {
+        void this.stopGroup().finally(() => this.onclose?.());
+      });
+      child.stdin.on('error', (error) => this.onerror?.(error));
+      child.stdout.on('data', (chunk: Buffer) => {
+        try {
+          this.buffer.append(chunk);
+          for (let message = this.next(); message !== null; message = this.next()) {
+            this.onmessage?.(message);
+          }
+        } catch (error) {
+          this.onerror?.(error instanceof Error ? error : new Error(String(error)));
+          void this.close();
+        }
+      });
+      createInterface({ input: child.stderr, crlfDelay: Infinity }).on('line', (line) =>
+        options.onStderrLine(line.length > STDERR_LINE_MAX ? line.slice(0, STDERR_LINE_MAX) : line),
+      );
+    });
+  }
+
+  private next(): JSONRPCMessage | null {
+    for (;;) {
+      try {
+        return this.buffer.readMessage();
+      } catch (error) {
+        // One line that is not JSON-RPC (a stray print): reported, the stream goes on.
+        this.onerror?.(error instanceof Error ? error : new Error(String(error)));
+      }
+    }
+  }
+
+  send(message: JSONRPCMessage): Promise<void> {
+    const child = this.child;
+    if (child === null || child.exitCode !== null || child.signalCode !== null) {
+      return Promise.reject(new Error('the MCP server process is not running'));
+    }
+    return new Promise((resolve, reject) => {
+      child.stdin.write(serializeMessage(message), (error) => (error ? reject(error) : resolve()));
+    });
+  }
+
+  /** Stops the server: its stdin closed, then its whole group (TERM, grace, KILL). */
+  close(): Promise<void> {
+    this.child?.stdin.end();
+    return this.stopGroup();
+  }
+
+  private stopGroup(): Promise<void> {
+    const pgid = this.pgid;
+    if (pgid === null) return Promise.resolve();
+    this.stopping ??= killProcessGroup(pgid, this.options.graceMs).then(
+      (stop) => {
+        if (stop.gone) this.options.onGroupGone(pgid);
+      },
+      (error: unknown) => this.onerror?.(error instanceof Error ? error : new Error(String(error))),
+    );
+    return this.stopping;
+  }
+}

@@ -1,0 +1,140 @@
+/**
+ * Every configured MCP server of the host: started together, stopped together, their
+ * tools offered to runs as `mcp__<server>__<tool>` and decided by the config's policy.
+ */
+import { uptime } from 'node:os';
+import type { McpServerInfo } from '../../protocol/index.js';
+import type { Logger } from '../log/index.js';
+import type { PolicyDecision } from '../policy/index.js';
+import { killProcessGroup, type ToolDefinition } from '../tools/index.js';
+import {
+  DEFAULT_CONNECTION_LIMITS,
+  McpConnection,
+  type ConnectionLimits,
+} from './mcp-connection.js';
+import { parseMcpToolName } from './mcp-tool.js';
+import type { McpServerSpec, ServerGroupRecord } from './types.js';
+
+export interface McpServersOptions {
+  log: Logger;
+  groups: ServerGroupRecord;
+  version: string;
+  limits?: Partial<ConnectionLimits>;
+}
+
+export class McpServers {
+  private readonly connections = new Map<string, McpConnection>();
+  private readonly groups: ServerGroupRecord;
+  private readonly log: Logger;
+  private readonly listeners = new Set<() => void>();
+
+  constructor(specs: readonly McpServerSpec[], options: McpServersOptions) {
+    this.groups = options.groups;
+    this.log = options.log;
+    const limits = { ...DEFAULT_CONNECTION_LIMITS, ...options.limits };
+    for (const spec of specs) {
+      const connection = new McpConnection(spec, {
+        log: options.log,
+        groups: options.groups,
+        limits,
+        version: options.version,
+        onChange: () => {
+          for (const listener of this.listeners) listener();
+        },
+      });
+      this.connections.set(spec.name, connection);
+    }
+  }
+
+  /**
+   * Kills the groups of stdio servers a host that died left running (those started since
+   * the machine booted; an older id may belong to someone else now), then starts every
+   * server. Resolves once the old groups are gone, not when the servers are connected.
+   */
+  async start(): Promise<void> {
+    const bootedAt = Date.now() - uptime() * 1000;
+    await Promise.all(
+      this.groups.list().map(async (group) => {
+        if (group.startedAt >= bootedAt) {
+          this.log.warn('killing an MCP server left by the previous host', { ...group });
+          await killProcessGroup(group.pgid, 2_000).catch((error: unknown) =>
+            this.log.error('cannot kill an old MCP server', { ...group, error: String(error) }),
+          );
+        }
+        this.groups.remove(group.pgid);
+      }),
+    );
+    for (const connection of this.connections.values()) connection.start();
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all([...this.connections.values()].map((connection) => connection.stop()));
+  }
+
+  /** Hears every change of a server's state or tools. */
+  onChange(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** The servers as `host.info` lists them, in config order. */
+  servers(): McpServerInfo[] {
+    return [...this.connections.values()].map((connection) => connection.info());
+  }
+
+  /** Tools of the connected servers: what a model turn is offered. */
+  offeredTools(): ToolDefinition<unknown>[] {
+    return [...this.connections.values()].flatMap((connection) =>
+      connection.connected ? [...connection.listedTools()].map((tool) => tool.definition) : [],
+    );
+  }
+
+  /** The tool called `name` as its server listed it last, connected or not. */
+  get(name: string): ToolDefinition<unknown> | undefined {
+    return this.find(name)?.tool?.definition;
+  }
+
+  private find(name: string) {
+    const parsed = parseMcpToolName(name);
+    if (parsed === null) return undefined;
+    const connection = this.connections.get(parsed.server);
+    if (connection === undefined) return undefined;
+    for (const tool of connection.listedTools()) {
+      if (tool.definition.name === name) return { connection, tool, parsed };
+    }
+    return { connection, tool: undefined, parsed };
+  }
+
+  /**
+   * Policy for an MCP tool (docs/policy.md, "MCP tools"): the tool's own setting, else the
+   * server's, else the server's `readOnlyHint` where `trustHints` is set, else ask. Null
+   * for a name that is not an MCP tool's.
+   */
+  decide(name: string): PolicyDecision | null {
+    const parsed = parseMcpToolName(name);
+    if (parsed === null) return null;
+    const found = this.find(name);
+    if (found === undefined) {
+      return { decision: 'deny', reason: `no MCP server named ${parsed.server} is configured` };
+    }
+    const { spec } = found.connection;
+    const where = `${parsed.tool} of MCP server ${spec.name}`;
+    const own = spec.tools[parsed.tool];
+    if (own !== undefined) {
+      return { decision: own, reason: `the config says ${own} for ${where}` };
+    }
+    if (spec.policy !== 'ask') {
+      return {
+        decision: spec.policy,
+        reason: `the config says ${spec.policy} for every tool of MCP server ${spec.name}`,
+      };
+    }
+    if (spec.trustHints && found.tool?.readOnlyHint === true) {
+      return {
+        decision: 'allow',
+        reason: `the server says ${parsed.tool} only reads, and the config trusts the hints of ${spec.name}`,
+      };
+    }
+    return { decision: 'ask', reason: `tools of MCP servers ask first: ${where}` };
+  }
+}

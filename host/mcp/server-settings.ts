@@ -1,0 +1,169 @@
+/**
+ * From the `mcp` config section to what the host starts: each server's secrets read from
+ * the Keychain or their 0600 files, and the environment a stdio server gets.
+ */
+import type { McpConfig, McpServerSettings, SecretValue } from './mcp-config.js';
+import type { McpServerSpec } from './types.js';
+
+/**
+ * Variables a stdio server gets from the host's environment; everything else (the model's
+ * key, cloud credentials, TETHER_*) stays with the host. The config's `env` adds to these.
+ */
+const INHERITED_ENV = [
+  'HOME',
+  'LOGNAME',
+  'USER',
+  'PATH',
+  'SHELL',
+  'TERM',
+  'LANG',
+  'LC_ALL',
+  'TMPDIR',
+];
+
+/** One problem with a server's settings, named as the config file names it. */
+export interface McpSettingIssue {
+  field: string;
+  message: string;
+}
+
+/** Thrown by {@link resolveMcpServers} with every problem found. */
+export class McpSettingsError extends Error {
+  constructor(readonly issues: readonly McpSettingIssue[]) {
+    super(issues.map((issue) => `${issue.field}: ${issue.message}`).join('; '));
+    this.name = 'McpSettingsError';
+  }
+}
+
+export interface ResolveOptions {
+  env: Readonly<Record<string, string | undefined>>;
+  /**
+   * Reads a secret file: null when there is none; throws (with what to do) for a link, a
+   * loose mode or another owner (host/identity's `readPrivateFile`).
+   */
+  readFile(path: string): string | null;
+  /** Reads a Keychain item; null where there is no Keychain (off macOS). */
+  readKeychain: ((service: string, account: string) => Promise<string | null>) | null;
+}
+
+/**
+ * Every configured server with its secrets read. Secrets come back in `secrets` too, for
+ * the Redactor and the logger: they must never reach a log line, an event or SQLite.
+ *
+ * @throws McpSettingsError naming each setting whose secret cannot be read.
+ */
+export async function resolveMcpServers(
+  config: McpConfig,
+  options: ResolveOptions,
+): Promise<{ servers: McpServerSpec[]; secrets: string[] }> {
+  const issues: McpSettingIssue[] = [];
+  const secrets: string[] = [];
+  const read = async (value: SecretValue, field: string): Promise<string | undefined> => {
+    if (typeof value === 'string') return value;
+    const secret = await readSecret(value, field, options, issues);
+    if (secret !== undefined) secrets.push(secret);
+    return secret;
+  };
+  const servers: McpServerSpec[] = [];
+  for (const [name, settings] of Object.entries(config.servers ?? {})) {
+    const field = `mcp.servers.${name}`;
+    const values = async (
+      entries: Record<string, SecretValue> | undefined,
+      key: string,
+    ): Promise<Record<string, string>> => {
+      const out: Record<string, string> = {};
+      for (const [entry, value] of Object.entries(entries ?? {})) {
+        const text = await read(value, `${field}.${key}.${entry}`);
+        if (text !== undefined) out[entry] = text;
+      }
+      return out;
+    };
+    const common = commonOf(name, settings);
+    if (settings.command !== undefined) {
+      const inherited = Object.fromEntries(
+        INHERITED_ENV.flatMap((key) => {
+          const value = options.env[key];
+          return value === undefined ? [] : [[key, value]];
+        }),
+      );
+      servers.push({
+        ...common,
+        transport: 'stdio',
+        command: settings.command,
+        args: settings.args ?? [],
+        env: { ...inherited, ...(await values(settings.env, 'env')) },
+        ...(settings.cwd === undefined ? {} : { cwd: settings.cwd }),
+      });
+    } else if (settings.url !== undefined) {
+      servers.push({
+        ...common,
+        transport: 'http',
+        url: settings.url,
+        headers: await values(settings.headers, 'headers'),
+      });
+    }
+  }
+  if (issues.length > 0) throw new McpSettingsError(issues);
+  return { servers, secrets };
+}
+
+function commonOf(name: string, settings: McpServerSettings) {
+  return {
+    name,
+    policy: settings.policy ?? 'ask',
+    tools: settings.tools ?? {},
+    trustHints: settings.trustHints ?? false,
+    callTimeoutMs: settings.callTimeoutMs ?? 60_000,
+  } as const;
+}
+
+async function readSecret(
+  value: Exclude<SecretValue, string>,
+  field: string,
+  options: ResolveOptions,
+  issues: McpSettingIssue[],
+): Promise<string | undefined> {
+  if ('file' in value) {
+    try {
+      const text = options.readFile(value.file);
+      if (text === null) {
+        issues.push({ field, message: `the secret file ${value.file} does not exist` });
+        return undefined;
+      }
+      const secret = text.replace(/\r?\n$/, '');
+      if (secret === '') issues.push({ field, message: `the secret file ${value.file} is empty` });
+      return secret === '' ? undefined : secret;
+    } catch (error) {
+      issues.push({ field, message: error instanceof Error ? error.message : String(error) });
+      return undefined;
+    }
+  }
+  const slash = value.keychain.indexOf('/');
+  const service = value.keychain.slice(0, slash);
+  const account = value.keychain.slice(slash + 1);
+  const { readKeychain } = options;
+  if (readKeychain === null) {
+    issues.push({
+      field,
+      message: 'the Keychain exists on macOS only: use {"file": "/absolute/path"} (a 0600 file)',
+    });
+    return undefined;
+  }
+  try {
+    const secret = await readKeychain(service, account);
+    if (secret === null) {
+      issues.push({
+        field,
+        message: `no Keychain item with service ${service} and account ${account}: add it with security add-generic-password -s ${service} -a ${account} -w`,
+      });
+      return undefined;
+    }
+    return secret;
+  } catch (error) {
+    issues.push({
+      field,
+      message: `cannot read the Keychain: ${error instanceof Error ? error.message : String(error)}`,
+    });
+    return undefined;
+  }
+}

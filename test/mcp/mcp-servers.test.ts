@@ -1,0 +1,293 @@
+/**
+ * MCP servers against the real host process: the third-party reference server
+ * (`@modelcontextprotocol/server-everything`, stdio) for the path a user takes, and a
+ * server written here with the SDK (servers/scripted-mcp-server.js) for the failures.
+ */
+import { randomUUID } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { groupAlive, startFaultHost, type FaultHost } from '../support/fault-host.js';
+import { textTurn, toolCallTurn } from '../support/scripted-model-server.js';
+import { tempDir } from '../support/temp-dir.js';
+import { until } from '../support/wait.js';
+
+const root = new URL('../../', import.meta.url).pathname;
+const everything = join(root, 'node_modules/.bin/mcp-server-everything');
+const scripted = join(root, 'test/mcp/servers/scripted-mcp-server.js');
+
+const ServerInfo = z.object({
+  name: z.string(),
+  transport: z.string(),
+  state: z.string(),
+  tools: z.array(z.string()),
+  lastError: z.string().optional(),
+});
+
+async function serversOf(host: FaultHost) {
+  const info = await host.channel.call('host.info', {});
+  return z.array(ServerInfo).parse(info['mcpServers']);
+}
+
+async function connected(host: FaultHost, name: string, tool?: string) {
+  return until(`MCP server ${name} connected${tool ? ` with ${tool}` : ''}`, async () => {
+    const server = (await serversOf(host)).find((entry) => entry.name === name);
+    if (server?.state !== 'connected') return undefined;
+    return tool === undefined || server.tools.includes(tool) ? server : undefined;
+  });
+}
+
+/** Submits a run whose model calls `name` once with `input`, then says it is done. */
+async function propose(host: FaultHost, name: string, input: unknown): Promise<string> {
+  host.model.push(
+    toolCallTurn([{ id: `call_${randomUUID()}`, name, arguments: JSON.stringify(input) }]),
+    textTurn('Done.'),
+  );
+  const result = await host.channel.call('run.submit', {
+    commandId: randomUUID(),
+    input: { text: `use ${name}` },
+  });
+  return String(result['runId']);
+}
+
+interface CallRow {
+  id: string;
+  state: string;
+  result: { error?: { code: string; message: string } } | null;
+  modelContent: string | null;
+}
+
+function callOf(host: FaultHost, runId: string): CallRow {
+  const row = host.query(
+    (db) =>
+      db
+        .prepare('SELECT id, state, result_json, model_content FROM tool_calls WHERE run_id = ?')
+        .get(runId) as {
+        id: string;
+        state: string;
+        result_json: string | null;
+        model_content: string | null;
+      },
+  );
+  const result =
+    row.result_json === null
+      ? null
+      : z
+          .looseObject({
+            error: z.object({ code: z.string(), message: z.string() }).optional(),
+          })
+          .parse(JSON.parse(row.result_json));
+  return { id: row.id, state: row.state, result, modelContent: row.model_content };
+}
+
+function idle(host: FaultHost, runId: string): Promise<true> {
+  return until(`session.idle of ${runId}`, () =>
+    host.typesOf(runId).includes('session.idle') ? true : undefined,
+  );
+}
+
+/** The `content` of the tool message the model was sent last. */
+function lastToolMessage(host: FaultHost): string {
+  const bodies = host.model.chatBodies();
+  const messages = z
+    .array(z.looseObject({ role: z.string(), content: z.unknown() }))
+    .parse(bodies.at(-1)?.['messages']);
+  return String(messages.filter((message) => message.role === 'tool').at(-1)?.content);
+}
+
+function offeredTools(host: FaultHost, request: number): string[] {
+  const tools = z
+    .array(z.object({ function: z.object({ name: z.string() }) }))
+    .parse(host.model.chatBodies()[request]?.['tools'] ?? []);
+  return tools.map((tool) => tool.function.name);
+}
+
+describe('a third-party MCP server (server-everything, stdio)', () => {
+  let host: FaultHost;
+  beforeAll(async () => {
+    host = await startFaultHost({
+      config: {
+        mcp: {
+          servers: {
+            everything: { command: everything, args: ['stdio'], tools: { 'get-env': 'deny' } },
+          },
+        },
+      },
+    });
+    await connected(host, 'everything', 'mcp__everything__echo');
+  });
+  afterAll(() => host.dispose());
+
+  it('offers its tools; a call asks, is approved from a remote, and returns its text', async () => {
+    const runId = await propose(host, 'mcp__everything__echo', { message: 'hello over MCP' });
+    const approval = await until('the approval', () =>
+      host.query(
+        (db) =>
+          db
+            .prepare(
+              "SELECT id, tool_call_id, input_digest, preview_json, reason FROM approvals WHERE run_id = ? AND state = 'pending'",
+            )
+            .get(runId) as
+            | {
+                id: string;
+                tool_call_id: string;
+                input_digest: string;
+                preview_json: string;
+                reason: string;
+              }
+            | undefined,
+      ),
+    );
+    expect(offeredTools(host, 0)).toEqual(
+      expect.arrayContaining([
+        'read_file',
+        'run_command',
+        'mcp__everything__echo',
+        'mcp__everything__get-sum',
+      ]),
+    );
+    // The server says echo only reads; without trustHints that allows nothing.
+    expect(JSON.parse(approval.preview_json)).toMatchObject({
+      kind: 'mcp',
+      server: 'everything',
+      tool: 'echo',
+      readOnlyHint: true,
+    });
+    expect(approval.reason).toContain('echo of MCP server everything');
+    await host.channel.call('approval.respond', {
+      commandId: randomUUID(),
+      approvalId: approval.id,
+      toolCallId: approval.tool_call_id,
+      inputDigest: approval.input_digest,
+      decision: 'approve',
+    });
+    await idle(host, runId);
+    expect(callOf(host, runId).state).toBe('succeeded');
+    expect(lastToolMessage(host)).toContain('hello over MCP');
+  });
+
+  it('a tool the config denies reaches the model as a refusal, and the server is never asked', async () => {
+    const runId = await propose(host, 'mcp__everything__get-env', {});
+    await idle(host, runId);
+    const call = callOf(host, runId);
+    expect(call).toMatchObject({
+      state: 'failed',
+      result: { error: { code: 'permission_denied' } },
+    });
+    expect(lastToolMessage(host)).toContain('permission_denied');
+    // get-env would have listed the server's environment: nothing of it reached the model.
+    expect(lastToolMessage(host)).not.toContain('PATH');
+  });
+});
+
+describe('an MCP server written with the SDK: failures', () => {
+  let host: FaultHost;
+  const calls = tempDir('tether-mcp-calls-');
+  const callsFile = join(calls.path, 'calls.jsonl');
+  const received = () =>
+    existsSync(callsFile)
+      ? readFileSync(callsFile, 'utf8')
+          .split('\n')
+          .filter(Boolean)
+          .map((line) => z.object({ tool: z.string(), pid: z.number() }).parse(JSON.parse(line)))
+      : [];
+
+  beforeAll(async () => {
+    host = await startFaultHost({
+      config: {
+        mcp: {
+          servers: {
+            scripted: {
+              command: process.execPath,
+              args: [scripted],
+              env: { MCP_CALLS_FILE: callsFile },
+              policy: 'allow',
+              tools: { fail: 'allow' },
+            },
+          },
+        },
+      },
+    });
+    await connected(host, 'scripted', 'mcp__scripted__echo');
+  });
+  afterAll(async () => {
+    await host.dispose();
+    calls.remove();
+  });
+
+  it('invalid input is refused before the server: the model is told why', async () => {
+    const runId = await propose(host, 'mcp__scripted__echo', { text: 'x'.repeat(101) });
+    await idle(host, runId);
+    expect(callOf(host, runId)).toMatchObject({
+      state: 'failed',
+      result: { error: { code: 'invalid_input' } },
+    });
+    expect(lastToolMessage(host)).toMatch(/invalid input for mcp__scripted__echo.*100/);
+    expect(received().filter((call) => call.tool === 'echo')).toEqual([]);
+  });
+
+  it('isError is a tool failure the model sees', async () => {
+    const runId = await propose(host, 'mcp__scripted__fail', {});
+    await idle(host, runId);
+    expect(callOf(host, runId)).toMatchObject({
+      state: 'failed',
+      result: { error: { code: 'tool_error' } },
+    });
+    expect(lastToolMessage(host)).toContain('it broke: the disk is on fire');
+  });
+
+  it('tools/list_changed refreshes the tools offered to the next turn', async () => {
+    const before = host.model.chatBodies().length;
+    const runId = await propose(host, 'mcp__scripted__add_tool', {});
+    await idle(host, runId);
+    expect(offeredTools(host, before)).not.toContain('mcp__scripted__late_tool');
+    await connected(host, 'scripted', 'mcp__scripted__late_tool');
+    const next = host.model.chatBodies().length;
+    const late = await propose(host, 'mcp__scripted__late_tool', {});
+    await idle(host, late);
+    expect(offeredTools(host, next)).toContain('mcp__scripted__late_tool');
+    expect(callOf(host, late).state).toBe('succeeded');
+  });
+
+  it('the server crashing mid-call leaves the call unknown, never re-sent, and it is restarted', async () => {
+    const first = received().at(-1)?.pid;
+    const runId = await propose(host, 'mcp__scripted__crash', {});
+    await idle(host, runId);
+    const call = callOf(host, runId);
+    expect(call.state).toBe('unknown');
+    expect(call.modelContent).toContain('may or may not have taken effect');
+    const server = await until('the server restarted', async () => {
+      const entry = (await serversOf(host)).find((candidate) => candidate.name === 'scripted');
+      return entry?.state === 'connected' ? entry : undefined;
+    });
+    expect(server.lastError).toContain('closed');
+    expect(received().filter((entry) => entry.tool === 'crash')).toHaveLength(1);
+    expect(received().find((entry) => entry.tool === 'crash')?.pid).toBe(first);
+    // The new server answers.
+    const after = await propose(host, 'mcp__scripted__echo', { text: 'again' });
+    await idle(host, after);
+    expect(lastToolMessage(host)).toContain('echo: again');
+    expect(received().at(-1)?.pid).not.toBe(first);
+  });
+
+  it('a SIGKILLed host leaves its server group, and the next start kills it', async () => {
+    await connected(host, 'scripted');
+    const groups = host.query(
+      (db) => db.prepare('SELECT pgid FROM mcp_server_groups').all() as { pgid: number }[],
+    );
+    expect(groups).toHaveLength(1);
+    const pgid = groups[0]?.pgid ?? 0;
+    expect(groupAlive(pgid)).toBe(true);
+    await host.host.kill();
+    // The server's sleep child keeps the group alive without the host.
+    expect(groupAlive(pgid)).toBe(true);
+    await host.restartClean();
+    await until(`group ${pgid} gone`, () => (groupAlive(pgid) ? undefined : true));
+    await connected(host, 'scripted');
+    const now = host.query(
+      (db) => db.prepare('SELECT pgid FROM mcp_server_groups').all() as { pgid: number }[],
+    );
+    expect(now.map((row) => row.pgid)).not.toContain(pgid);
+  });
+});

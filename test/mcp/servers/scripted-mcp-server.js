@@ -1,0 +1,66 @@
+/**
+ * An MCP server written for the tests with the official SDK (stdio), for the failure
+ * cases a third-party server cannot be made to show: every call it receives is appended
+ * to the file $MCP_CALLS_FILE (one JSON line), `crash` exits in the middle of its call,
+ * `add_tool` lists a new tool (the SDK sends tools/list_changed), `fail` answers isError,
+ * `peek` says it only reads. It starts a `sleep` child in its own process group, so a test
+ * sees the whole group, not just the server, go.
+ */
+import { spawn } from 'node:child_process';
+import { appendFileSync } from 'node:fs';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { z } from 'zod';
+
+const callsFile = process.env['MCP_CALLS_FILE'];
+
+function record(tool, args) {
+  if (callsFile) appendFileSync(callsFile, `${JSON.stringify({ tool, args, pid: process.pid })}\n`);
+}
+
+const server = new McpServer({ name: 'scripted-mcp-server', version: '1.0.0' });
+
+server.registerTool(
+  'echo',
+  {
+    description: 'Echoes the text back.',
+    inputSchema: { text: z.string().max(100) },
+  },
+  (args) => {
+    record('echo', args);
+    return { content: [{ type: 'text', text: `echo: ${args.text}` }] };
+  },
+);
+
+server.registerTool('crash', { description: 'Exits in the middle of the call.' }, (args) => {
+  record('crash', args);
+  process.exit(3);
+});
+
+server.registerTool('fail', { description: 'Answers with isError.' }, (args) => {
+  record('fail', args);
+  return { isError: true, content: [{ type: 'text', text: 'it broke: the disk is on fire' }] };
+});
+
+server.registerTool(
+  'peek',
+  { description: 'Only reads.', annotations: { readOnlyHint: true } },
+  (args) => {
+    record('peek', args);
+    return { content: [{ type: 'text', text: 'peeked' }] };
+  },
+);
+
+server.registerTool('add_tool', { description: 'Lists one more tool.' }, (args) => {
+  record('add_tool', args);
+  server.registerTool('late_tool', { description: 'Listed after add_tool.' }, (late) => {
+    record('late_tool', late);
+    return { content: [{ type: 'text', text: 'late' }] };
+  });
+  return { content: [{ type: 'text', text: 'added late_tool' }] };
+});
+
+// A child in the server's group: it must go when the server's group is stopped or killed.
+spawn('sleep', ['1000'], { stdio: 'ignore' });
+process.stderr.write(`scripted-mcp-server ${process.pid} ready\n`);
+await server.connect(new StdioServerTransport());
