@@ -38,6 +38,15 @@ export function describeApproval(approval: ApprovalCard): string[] {
   const lines = [
     `approval ${approval.id}: ${approval.name} wants approval (${visibleText(approval.reason)})`,
   ];
+  const { mcp } = view;
+  if (mcp !== undefined) {
+    const hint = mcp.readOnlyHint ? ' (the server says it only reads: a claim, not checked)' : '';
+    lines.push(
+      ...labelled('mcp:', `${mcp.tool} of server ${mcp.server}${hint}`),
+      ...labelled('says:', mcp.description),
+      ...labelled('args:', mcp.arguments),
+    );
+  }
   if (view.command !== undefined) {
     lines.push(...labelled('command:', view.command), ...labelled('folder:', view.folder ?? ''));
   }
@@ -59,7 +68,19 @@ export function describeApproval(approval: ApprovalCard): string[] {
   }
   lines.push(...labelled('workspace:', approval.workspace));
   const { command, folder, path, realPath, diff } = view;
-  const shown = [approval.reason, approval.workspace, command, folder, path, realPath, diff];
+  const shown = [
+    approval.reason,
+    approval.workspace,
+    command,
+    folder,
+    path,
+    realPath,
+    diff,
+    mcp?.server,
+    mcp?.tool,
+    mcp?.description,
+    mcp?.arguments,
+  ];
   const hidden = [...shown, outside?.path].reduce((n, text) => n + hiddenCount(text ?? ''), 0);
   if (hidden > 0) {
     lines.push(

@@ -107,4 +107,24 @@ describe('approvalView', () => {
     expect(workspacePath('/w', '../x')).toBe('/w/../x');
     expect(workspacePath('/w', '/etc')).toBe('/etc');
   });
+
+  it('an MCP tool: server, tool, description, the hint as a claim, and the arguments with long values cut', () => {
+    const input = { query: 'q'.repeat(2500), nested: { n: 1, list: ['a'] } };
+    const shown = view('mcp__github__search', input, {
+      kind: 'mcp',
+      server: 'github',
+      tool: 'search',
+      description: 'Searches issues.',
+      readOnlyHint: true,
+    });
+    expect(shown.mcp).toMatchObject({
+      server: 'github',
+      tool: 'search',
+      description: 'Searches issues.',
+      readOnlyHint: true,
+    });
+    expect(shown.mcp?.arguments).toContain(`${'q'.repeat(2000)} [… 500 more characters]`);
+    expect(shown.mcp?.arguments).toContain('"list": [\n');
+    expect(shown.command).toBeUndefined();
+  });
 });

@@ -35,6 +35,9 @@ const DevicesScreen = lazyScreen(() =>
 const RulesScreen = lazyScreen(() =>
   import('./screens/rules-screen.js').then((m) => m.RulesScreen),
 );
+const ToolsScreen = lazyScreen(() =>
+  import('./screens/tools-screen.js').then((m) => m.ToolsScreen),
+);
 
 export interface AppProps {
   model: AppModel;
@@ -153,5 +156,7 @@ function RoutedScreen({ route, wide }: { route: ReturnType<typeof useRoute>; wid
       return <DevicesScreen />;
     case 'rules':
       return <RulesScreen />;
+    case 'tools':
+      return <ToolsScreen />;
   }
 }

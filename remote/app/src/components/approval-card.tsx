@@ -64,6 +64,32 @@ export function ApprovalCard(props: ApprovalCardProps) {
         </p>
       )}
       <dl class="approval-detail">
+        {view.mcp !== undefined && (
+          <>
+            <dt>MCP server</dt>
+            <dd>
+              <code data-testid="approval-mcp-server">{shownText(view.mcp.server)}</code>
+            </dd>
+            <dt>Tool</dt>
+            <dd>
+              <code data-testid="approval-mcp-tool">{shownText(view.mcp.tool)}</code>
+              {view.mcp.readOnlyHint && (
+                <span class="muted small" data-testid="approval-mcp-hint">
+                  {' '}
+                  (the server says this tool only reads: a claim, not checked)
+                </span>
+              )}
+            </dd>
+            <dt>Says it does</dt>
+            <dd data-testid="approval-mcp-description">{shownText(view.mcp.description)}</dd>
+            <dt>Arguments</dt>
+            <dd>
+              <pre class="command" data-testid="approval-mcp-arguments">
+                {shownText(view.mcp.arguments)}
+              </pre>
+            </dd>
+          </>
+        )}
         {view.command !== undefined && (
           <>
             <dt>Command</dt>

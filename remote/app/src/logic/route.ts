@@ -12,6 +12,7 @@ export type Route =
   | { screen: 'approvals' }
   | { screen: 'devices' }
   | { screen: 'rules' }
+  | { screen: 'tools' }
   | { screen: 'pair' };
 
 /** The screen a hash names; `runs` for an empty or unknown hash. */
@@ -28,6 +29,7 @@ export function parseRoute(hash: string): Route {
     case 'approvals':
     case 'devices':
     case 'rules':
+    case 'tools':
     case 'pair':
       return { screen: parts[0] };
     default:

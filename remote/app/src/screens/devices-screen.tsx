@@ -28,6 +28,10 @@ export function DevicesScreen() {
       </p>
       <p class="muted small">
         <a href="#/pair">Pair with another host</a>
+        {' · '}
+        <a href="#/tools" data-testid="tools-link">
+          Tool servers (MCP)
+        </a>
       </p>
     </main>
   );
