@@ -11,6 +11,7 @@ import {
   fitLines,
   globInput,
   globMatcher,
+  previewSearch,
   resolveSearchScope,
   SEARCH_DEADLINE_MS,
   SEARCH_MAX_ENTRIES,
@@ -59,6 +60,7 @@ export function createFindFilesTool(options: SearchToolOptions): ToolDefinition<
       `approval: prefer it to find or ls -R through run_command, which asks every time.`,
     input: findFilesInput,
     readOnly: true,
+    preview: (input, ctx) => previewSearch(input.path ?? '.', ctx),
     async execute(input, ctx) {
       const scope = await resolveSearchScope('find_files', input.path ?? '.', ctx, options);
       if (!('root' in scope)) return scope;

@@ -14,6 +14,7 @@ import {
   fitLines,
   globInput,
   globMatcher,
+  previewSearch,
   resolveSearchScope,
   SEARCH_DEADLINE_MS,
   SEARCH_MAX_ENTRIES,
@@ -130,6 +131,7 @@ export function createSearchFilesTool(
       `needs approval: prefer it to grep through run_command, which asks every time.`,
     input: searchFilesInput,
     readOnly: true,
+    preview: (input, ctx) => previewSearch(input.path ?? '.', ctx),
     async execute(input, ctx) {
       const scope = await resolveSearchScope('search_files', input.path ?? '.', ctx, options);
       if (!('root' in scope)) return scope;

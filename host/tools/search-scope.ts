@@ -8,7 +8,8 @@ import path from 'node:path';
 import picomatch from 'picomatch';
 import { z } from 'zod';
 import { failedResult, fileSystemFailure } from './tool-result.js';
-import type { ProtectedPathCheck, ToolContext, ToolResult } from './types.js';
+import type { ApprovalPreview } from '../../protocol/index.js';
+import type { ProtectedPathCheck, ToolContext, ToolPreviewContext, ToolResult } from './types.js';
 import { resolveToolPath } from './workspace-path.js';
 import type { WalkStats } from './workspace-walk.js';
 
@@ -98,6 +99,18 @@ export async function resolveSearchScope(
     return fileSystemFailure(error, where);
   }
   return { root: resolved.path, workspace: inside ? ctx.workspace : null, where, isProtected };
+}
+
+/**
+ * The approval card of a search (when policy asks): the real path of the folder it would
+ * read, rather than the workspace a preview-less read shows.
+ */
+export async function previewSearch(
+  requested: string,
+  ctx: ToolPreviewContext,
+): Promise<ApprovalPreview> {
+  const resolved = await resolveToolPath(ctx, requested);
+  return { kind: 'path', path: 'path' in resolved ? resolved.path : requested, access: 'read' };
 }
 
 /** `skipped: 3 ignored by .gitignore, 2 noisy folders (dist, node_modules), …`, or null. */

@@ -14,18 +14,17 @@ import { textTurn, toolCallTurn } from '../support/scripted-model-server.js';
 import { commandId, startHarness } from './harness.js';
 
 const policy = PolicyConfig.parse({});
+const searchTools = (deadlineMs?: number) =>
+  createSearchTools({
+    protectedPaths: (workspace) => compileReadProtection([], workspace, homedir()),
+    ...(deadlineMs === undefined ? {} : { deadlineMs }),
+  });
 
 describe('the search tools in a run', () => {
   it('run unasked, hand the model their results, and a runaway pattern stops at the deadline', async () => {
     await using harness = await startHarness({
       runtime: {
-        tools: [
-          ...readOnlyTools,
-          ...createSearchTools({
-            protectedPaths: (workspace) => compileReadProtection([], workspace, homedir()),
-            deadlineMs: 500,
-          }),
-        ],
+        tools: [...readOnlyTools, ...searchTools(500)],
         policy: (call, workspace) => decidePolicy(call, { workspace, policy, homedir: homedir() }),
       },
     });
@@ -73,5 +72,29 @@ describe('the search tools in a run', () => {
     expect(seen[2]).toContain(
       '\nINCOMPLETE: stopped at the 500 ms deadline while matching src/evil.ts;',
     );
+  });
+
+  it('show the folder they would read on the card when the policy asks', async () => {
+    const asking = PolicyConfig.parse({ tools: { search_files: 'ask' } });
+    await using harness = await startHarness({
+      runtime: {
+        tools: [...readOnlyTools, ...searchTools()],
+        policy: (call, workspace) =>
+          decidePolicy(call, { workspace, policy: asking, homedir: homedir() }),
+      },
+    });
+    harness.model.push(
+      toolCallTurn([{ id: 's', name: 'search_files', arguments: '{"pattern":"x","path":"src"}' }]),
+    );
+    const { runId } = harness.runtime.submit(
+      { commandId: commandId(), input: { text: 'search' } },
+      'dev',
+    );
+    await harness.runtime.whenIdle();
+    expect(harness.runtime.getRun(runId).approvals[0]?.preview).toEqual({
+      kind: 'path',
+      path: join(harness.workspace, 'src'),
+      access: 'read',
+    });
   });
 });
