@@ -197,29 +197,33 @@ async function search(
   const sent: string[] = [];
   let globSkipped = 0;
   const walk = { ...scope, signal: ctx.signal, deadline, maxEntries: SEARCH_MAX_ENTRIES };
-  try {
-    let batch: { absolute: string; shown: string }[] = [];
-    const post = (message: SearchBatch) => worker.postMessage(message);
-    for await (const file of walkFiles(walk, stats)) {
-      if (settled) break;
-      if (!matchesGlob(file.underRoot)) {
-        globSkipped += 1;
-        continue;
+  // Not awaited: a folder that takes long to read (a network mount) must not hold the
+  // call past its deadline or a cancel; the walk notices the end at its next file.
+  void (async () => {
+    try {
+      let batch: { absolute: string; shown: string }[] = [];
+      const post = (message: SearchBatch) => worker.postMessage(message);
+      for await (const file of walkFiles(walk, stats)) {
+        if (settled) break;
+        if (!matchesGlob(file.underRoot)) {
+          globSkipped += 1;
+          continue;
+        }
+        batch.push({ absolute: file.absolute, shown: file.shown });
+        sent.push(file.shown);
+        if (batch.length === BATCH_FILES) {
+          post({ files: batch });
+          batch = [];
+        }
       }
-      batch.push({ absolute: file.absolute, shown: file.shown });
-      sent.push(file.shown);
-      if (batch.length === BATCH_FILES) {
-        post({ files: batch });
-        batch = [];
+      if (!settled) {
+        if (batch.length > 0) post({ files: batch });
+        post({ done: true });
       }
+    } catch (error) {
+      settle(ctx.signal.aborted ? { kind: 'cancelled' } : { kind: 'walk_failed', error });
     }
-    if (!settled) {
-      if (batch.length > 0) post({ files: batch });
-      post({ done: true });
-    }
-  } catch (error) {
-    settle(ctx.signal.aborted ? { kind: 'cancelled' } : { kind: 'walk_failed', error });
-  }
+  })();
   const ended = await outcome;
   clearTimeout(timer);
   ctx.signal.removeEventListener('abort', onAbort);
