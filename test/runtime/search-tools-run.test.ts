@@ -91,7 +91,7 @@ describe('the search tools in a run', () => {
       'dev',
     );
     await harness.runtime.whenIdle();
-    expect(harness.runtime.getRun(runId).approvals[0]?.preview).toEqual({
+    expect(harness.runtime.getRun(runId).approvals[0]?.preview).toMatchObject({
       kind: 'path',
       path: join(harness.workspace, 'src'),
       access: 'read',
