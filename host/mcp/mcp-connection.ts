@@ -250,14 +250,21 @@ export class McpConnection {
       };
     }
     let answer: CallToolResult;
+    // The SDK leaves a listener on the signal it is given per request: give it one of its
+    // own, so a run's signal does not collect one per call.
+    const own = new AbortController();
+    const abort = () => own.abort();
+    ctx.signal.addEventListener('abort', abort, { once: true });
     try {
       answer = (await client.callTool(
         { name: tool, arguments: input as Record<string, unknown> },
         undefined,
-        { signal: ctx.signal, timeout: this.spec.callTimeoutMs },
+        { signal: own.signal, timeout: this.spec.callTimeoutMs },
       )) as CallToolResult;
     } catch (error) {
       return this.unanswered(tool, error, ctx.signal);
+    } finally {
+      ctx.signal.removeEventListener('abort', abort);
     }
     return resultOf(this.spec.name, tool, answer);
   }
