@@ -260,6 +260,9 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE tool_calls ADD COLUMN allowed_by_json TEXT;
     `,
   },
+  // Version 6 is unused: it was set aside for a change that landed after 7, and a database
+  // applies only versions above its own. Append new migrations; never insert one
+  // (test/store/migrations-order.test.ts).
   {
     version: 7,
     name: 'mcp server groups',
