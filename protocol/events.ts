@@ -3,7 +3,7 @@
  */
 import { z } from 'zod/mini';
 import { Digest, JsonObject, Millis, OpaqueId, PeerId, Seq } from './primitives.js';
-import { AllowedBy, ApprovalPreview } from './records.js';
+import { AllowedBy, ApprovalPreview, SessionSummary } from './records.js';
 
 const ToolFinishedStatus = z.enum(['succeeded', 'failed', 'cancelled', 'unknown']);
 const RunFinishedState = z.enum(['succeeded', 'failed', 'cancelled', 'interrupted']);
@@ -88,6 +88,17 @@ const EVENT_PAYLOADS = {
     error: z.optional(z.looseObject({ code: z.string(), message: z.string() })),
   }),
   'session.idle': z.looseObject({}),
+  /** The envelope's runId is the run whose model request needed the summary. */
+  'session.compacted': z.looseObject({
+    summaryId: OpaqueId,
+    coversSeq: SessionSummary.shape.coversSeq,
+    tokensBefore: SessionSummary.shape.tokensBefore,
+    tokensAfter: SessionSummary.shape.tokensAfter,
+    summary: z.string(),
+    model: z.string(),
+    /** The summary request's usage, as the provider reported it. */
+    usage: z.optional(JsonObject),
+  }),
   'device.paired': DeviceChange,
   'device.revoked': DeviceChange,
   'policy.rule_added': z.looseObject({

@@ -24,6 +24,8 @@ export type ModelFailureCode = (typeof MODEL_FAILURE_CODES)[number];
  * - `model_not_configured`: the host has no model;
  * - `budget_exhausted`: the run used its model turns;
  * - `wall_time_exceeded`: the run took longer than its wall-time budget;
+ * - `context_too_large`: no context within the model's size could be built (this run alone
+ *   is too large, or summarising the session's earlier runs failed); nothing was sent;
  * - `cancelled`: stopped before it could finish (a cancelled run ends `cancelled`);
  * - `internal`: a broken invariant in the host, with its message.
  */
@@ -32,6 +34,7 @@ export const RUN_FAILURE_CODES = [
   'model_not_configured',
   'budget_exhausted',
   'wall_time_exceeded',
+  'context_too_large',
   'cancelled',
   'internal',
 ] as const;

@@ -69,6 +69,7 @@ export {
   RuleProposal,
   RunInput,
   Session,
+  SessionSummary,
   ToolCall,
 } from './records.js';
 export {

@@ -15,6 +15,7 @@ import {
   Run,
   RunInput,
   Session,
+  SessionSummary,
   ToolCall,
   Workspace,
 } from './records.js';
@@ -60,6 +61,8 @@ export const RunGetResult = z.looseObject({
   toolCalls: z.array(ToolCall),
   approvals: z.array(Approval),
   artifacts: z.array(Artifact),
+  /** Summaries of the session's earlier runs made for this run's requests (docs/sessions.md). */
+  summaries: z.optional(z.array(SessionSummary)),
   live: z.optional(LiveState),
   cursor: Seq,
 });

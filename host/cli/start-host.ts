@@ -276,7 +276,12 @@ async function startLocked(
       push,
       model: runtimeModel(config, secrets),
       workspaces,
-      limits: config.limits,
+      limits: {
+        ...config.limits,
+        ...(config.model?.contextTokens !== undefined && {
+          contextTokens: config.model.contextTokens,
+        }),
+      },
       prices: config.prices,
       tools: [
         ...readOnlyTools,

@@ -101,7 +101,7 @@ Settings are read from defaults, then the config file, then the environment, the
 flags; later ones win. Workspaces from the config file and the flags are all used.
 The config file is JSON with any of: port, bind, hostName, logLevel, keyStore,
 workspaces (list of folders), model {baseUrl, model, apiKeyEnv, apiKey, provider,
-extraBody}, limits {maxActiveRuns, maxModelTurns, runWallTimeMs, modelIdleTimeoutMs,
+extraBody, contextTokens}, limits {maxActiveRuns, maxModelTurns, runWallTimeMs, modelIdleTimeoutMs,
 toolResultMaxChars}, policy {commands {allow, deny}, outsideWorkspace, protectedPaths,
 tools} (docs/policy.md), push {subject, allowedEndpoints, body, retry {initialDelayMs,
 maxDelayMs, maxAttempts, requestTimeoutMs}} (docs/push.md). A literal model.apiKey is refused unless the file is mode 0600;

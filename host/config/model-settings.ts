@@ -47,13 +47,23 @@ export function resolveModelSettings(inputs: ModelInputs): ModelSettings | null 
   const model = env.TETHER_MODEL ?? file.model;
   const apiKey = env.TETHER_MODEL_API_KEY ?? fileKey;
   const baseUrl = env.TETHER_MODEL_BASE_URL ?? file.baseUrl;
-  const extras = { provider: file.provider, extraBody: file.extraBody };
+  const extras = {
+    provider: file.provider,
+    extraBody: file.extraBody,
+    contextTokens: file.contextTokens,
+  };
 
   if (baseUrl === undefined) {
     const available = PRESETS.filter((preset) => inputs.rawEnv[preset.keyEnv]);
     const preset = available[0];
     if (preset === undefined) {
-      if (model !== undefined || apiKey !== undefined || file.provider || file.extraBody) {
+      if (
+        model !== undefined ||
+        apiKey !== undefined ||
+        file.provider ||
+        file.extraBody ||
+        file.contextTokens
+      ) {
         issues.push({
           source: 'model settings',
           field: 'baseUrl',
@@ -138,11 +148,12 @@ function settings(
   baseUrl: string,
   model: string,
   apiKey: string | undefined,
-  extras: Pick<ModelSettings, 'provider' | 'extraBody'>,
+  extras: Pick<ModelSettings, 'provider' | 'extraBody' | 'contextTokens'>,
 ): ModelSettings {
   const out: ModelSettings = { baseUrl, model };
   if (apiKey) out.apiKey = apiKey;
   if (extras.provider !== undefined) out.provider = extras.provider;
   if (extras.extraBody !== undefined) out.extraBody = extras.extraBody;
+  if (extras.contextTokens !== undefined) out.contextTokens = extras.contextTokens;
   return out;
 }

@@ -131,6 +131,12 @@ export const ConfigFile = z.strictObject(
             })
             .optional(),
           extraBody: z.record(z.string(), z.unknown(), { error: 'expected an object' }).optional(),
+          /** Tokens the model's context holds (docs/sessions.md); default 128000. */
+          contextTokens: integer(
+            1024,
+            100_000_000,
+            'expected the number of tokens the model takes, an integer of at least 1024',
+          ).optional(),
         },
         { error: 'expected an object' },
       )

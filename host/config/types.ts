@@ -24,6 +24,8 @@ export interface ModelSettings {
   provider?: ProviderKind;
   /** Extra fields merged into every request body, verbatim. */
   extraBody?: Record<string, unknown>;
+  /** Tokens the model's context holds; sessions longer than it are summarised. */
+  contextTokens?: number;
 }
 
 /** Bounds on runs (docs/architecture.md, "Memory is bounded everywhere"). */

@@ -8,6 +8,7 @@ export type {
   ModelFailure,
   ModelMessage,
   ModelRequest,
+  ModelStreamEvent,
   ModelToolSpec,
   ProviderKind,
 } from './types.js';

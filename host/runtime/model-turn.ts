@@ -2,7 +2,13 @@
  * One model request of a run: records `model.request` and each `model.retry`, streams
  * previews as ephemeral messages, and returns the completed message or the failure.
  */
-import type { ModelCompletion, ModelFailure, ModelRequest, ModelAdapter } from '../model/index.js';
+import type {
+  ModelAdapter,
+  ModelCompletion,
+  ModelFailure,
+  ModelRequest,
+  ModelStreamEvent,
+} from '../model/index.js';
 import { faultPoint } from '../faults/index.js';
 import { newId, type Store, type StoredRun } from '../store/index.js';
 import type { LiveHub } from './live-hub.js';
@@ -16,6 +22,28 @@ export interface ModelTurnContext {
   adapter: ModelAdapter;
   live: LiveHub;
   signal: AbortSignal;
+}
+
+/** Records `model.retry`: the request is about to be sent again. */
+export function recordRetry(
+  store: Store,
+  run: StoredRun,
+  event: Extract<ModelStreamEvent, { type: 'retry' }>,
+): void {
+  store.write((tx) =>
+    tx.append({
+      type: 'model.retry',
+      sessionId: run.sessionId,
+      runId: run.id,
+      payload: {
+        attempt: event.attempt,
+        maxAttempts: event.maxAttempts,
+        delayMs: Math.round(event.delayMs),
+        reason: event.reason,
+        ...(event.status === undefined ? {} : { status: event.status }),
+      },
+    }),
+  );
 }
 
 export async function runModelTurn(
@@ -49,20 +77,7 @@ export async function runModelTurn(
         case 'tool_call_delta':
           break;
         case 'retry':
-          store.write((tx) =>
-            tx.append({
-              type: 'model.retry',
-              sessionId: run.sessionId,
-              runId: run.id,
-              payload: {
-                attempt: event.attempt,
-                maxAttempts: event.maxAttempts,
-                delayMs: Math.round(event.delayMs),
-                reason: event.reason,
-                ...(event.status === undefined ? {} : { status: event.status }),
-              },
-            }),
-          );
+          recordRetry(store, run, event);
           messageId = newId('msg');
           live.beginMessage(run.id, messageId);
           break;

@@ -1,12 +1,21 @@
 /**
  * Stored rows → protocol records: what leaves the host carries no host-only fields.
  */
-import type { Artifact, Device, DevicePush, Message, Run, ToolCall } from '../../protocol/index.js';
+import type {
+  Artifact,
+  Device,
+  DevicePush,
+  Message,
+  Run,
+  SessionSummary,
+  ToolCall,
+} from '../../protocol/index.js';
 import type {
   StoredArtifact,
   StoredDevice,
   StoredMessage,
   StoredRun,
+  StoredSummary,
   StoredToolCall,
 } from '../store/index.js';
 
@@ -22,6 +31,20 @@ export function runRecord(run: StoredRun): Run {
     finishedAt: run.finishedAt,
     continuesRunId: run.continuesRunId,
     error: run.error,
+  };
+}
+
+export function summaryRecord(summary: StoredSummary): SessionSummary {
+  return {
+    id: summary.id,
+    sessionId: summary.sessionId,
+    runId: summary.runId,
+    coversSeq: summary.coversSeq,
+    summary: summary.summary,
+    tokensBefore: summary.tokensBefore,
+    tokensAfter: summary.tokensAfter,
+    model: summary.model,
+    createdAt: summary.createdAt,
   };
 }
 

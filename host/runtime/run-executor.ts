@@ -8,9 +8,11 @@ import type { ModelCompletion, ModelToolSpec } from '../model/index.js';
 import { faultPoint } from '../faults/index.js';
 import type { Store, StoredRun } from '../store/index.js';
 import { parseToolInput } from '../tools/index.js';
-import { ContextCache, buildContext } from './context-builder.js';
+import { ContextCache } from './context-builder.js';
 import type { LiveHub } from './live-hub.js';
 import { runModelTurn } from './model-turn.js';
+import { prepareContext } from './session-compaction.js';
+import { TokenCount, inputBudget } from './token-count.js';
 import { cancelUnstartedCall, runReadyCall, settleProposedCall } from './tool-step.js';
 import {
   cancelPendingApprovals,
@@ -109,7 +111,13 @@ export class RunExecutor {
       };
     }
     const signal = this.controller.signal;
-    const context = new ContextCache(store, model.adapter.provider);
+    const cache = new ContextCache(store, model.adapter.provider);
+    const target = {
+      workspace,
+      budgetTokens: inputBudget(limits.contextTokens),
+      extraChars: 0,
+      count: new TokenCount(),
+    };
     for (;;) {
       const step = {
         store,
@@ -145,21 +153,24 @@ export class RunExecutor {
         description: tool.description,
         parameters: tool.parameters,
       }));
+      target.extraChars = JSON.stringify(specs).length;
+      const context = await prepareContext(
+        { store, adapter: model.adapter, cache, target, signal },
+        this.run(),
+      );
+      if (this.stopReason !== null || context.kind === 'aborted') return this.stoppedOutcome();
+      if (context.kind === 'too_large') {
+        return { state: 'failed', error: { code: 'context_too_large', message: context.message } };
+      }
       const outcome = await runModelTurn(
         { store, adapter: model.adapter, live: this.deps.live, signal },
         run,
         turn,
-        {
-          model: run.model,
-          messages: buildContext(
-            store,
-            run,
-            { workspace, provider: model.adapter.provider, maxChars: limits.contextMaxChars },
-            context,
-          ),
-          tools: specs,
-        },
+        { model: run.model, messages: context.plan.messages, tools: specs },
       );
+      if (outcome.kind === 'completed' && outcome.completion.usage?.promptTokens !== undefined) {
+        target.count.calibrate(context.plan.size, outcome.completion.usage.promptTokens);
+      }
       if (outcome.kind === 'failed') {
         if (this.stopReason !== null) return this.stoppedOutcome();
         const { class: failureClass, message } = outcome.failure;

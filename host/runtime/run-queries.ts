@@ -11,7 +11,13 @@ import {
 import { readFilePage, type PageCursor, type Store } from '../store/index.js';
 import type { LiveHub } from './live-hub.js';
 import { devicesWithPush } from './device-commands.js';
-import { artifactRecord, messageRecord, runRecord, toolCallRecord } from './records.js';
+import {
+  artifactRecord,
+  messageRecord,
+  runRecord,
+  summaryRecord,
+  toolCallRecord,
+} from './records.js';
 import { runChanges } from './run-changes.js';
 import { tokenUsage } from './run-usage.js';
 import type { Actor, ModelPrices } from './types.js';
@@ -52,6 +58,7 @@ export class RunQueries {
         toolCalls: store.tools.listToolCalls(runId).map(toolCallRecord),
         approvals: store.tools.listApprovals({ runId }),
         artifacts: store.tools.listArtifacts(runId).map(artifactRecord),
+        summaries: store.summaries.listOfRun(runId).map(summaryRecord),
         ...(live === undefined ? {} : { live }),
         cursor: store.events.head(),
       };

@@ -17,8 +17,11 @@ export interface RuntimeLimits {
   runWallTimeMs: number;
   /** Characters of one tool result given to the model (head and tail kept). */
   toolResultMaxChars: number;
-  /** Characters of context sent to the model; earlier runs are dropped first. */
-  contextMaxChars: number;
+  /**
+   * Tokens the model's context holds (`model.contextTokens`): a request takes at most this
+   * less a reserve for the answer; longer sessions are summarised (docs/sessions.md).
+   */
+  contextTokens: number;
   /** Bytes of one tool's output kept on disk; past it output is drained and dropped. */
   toolOutputMaxBytes: number;
   /** How long an approval waits before it resolves as denied by `expiry`. */
@@ -30,7 +33,7 @@ export const DEFAULT_LIMITS: RuntimeLimits = {
   maxModelTurns: 50,
   runWallTimeMs: 2 * 60 * 60 * 1000,
   toolResultMaxChars: 16_000,
-  contextMaxChars: 400_000,
+  contextTokens: 128_000,
   toolOutputMaxBytes: 64 * 1024 * 1024,
   approvalTtlMs: 24 * 60 * 60 * 1000,
 };

@@ -24,6 +24,11 @@ function appliedVersion(db: Db): number {
   return row.version ?? 0;
 }
 
+function appliedVersions(db: Db): Set<number> {
+  const rows = db.prepare('SELECT version FROM schema_migrations').all() as { version: number }[];
+  return new Set(rows.map((row) => row.version));
+}
+
 function applyMigration(db: Db, migration: Migration, now: number): void {
   db.transaction(() => {
     db.exec(migration.sql);
@@ -75,7 +80,10 @@ export async function openDatabase(path: string, now = Date.now()): Promise<Db> 
         `the database ${path} has schema version ${version}, newer than this Tether understands (${SCHEMA_VERSION}); run a newer Tether`,
       );
     }
-    const pending = MIGRATIONS.filter((migration) => migration.version > version);
+    // By version applied, not by the highest: migrations numbered in parallel may land out
+    // of order (7 before 6), and a database at 7 must still get 6.
+    const applied = appliedVersions(db);
+    const pending = MIGRATIONS.filter((migration) => !applied.has(migration.version));
     if (pending.length > 0 && version > 0) {
       const backupDir = join(dirname(path), 'backups');
       mkdirSync(backupDir, { recursive: true, mode: 0o700 });

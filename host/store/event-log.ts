@@ -93,6 +93,14 @@ export class EventLog {
     return this.headStatement.get()?.seq ?? 0;
   }
 
+  /** The first and last seq of a run's committed events; undefined when it has none. */
+  seqRangeOfRun(runId: string): [number, number] | undefined {
+    const row = this.prepare(
+      'SELECT MIN(seq) AS first, MAX(seq) AS last FROM events WHERE run_id = ?',
+    ).get(runId) as { first: number | null; last: number | null };
+    return row.first === null || row.last === null ? undefined : [row.first, row.last];
+  }
+
   /** Committed events with `seq > afterSeq` in scope, ascending, at most `limit`. */
   after(afterSeq: number, scope: EventScope = {}, limit = 1000): Event[] {
     let rows: EventRow[];

@@ -16,7 +16,7 @@ function randomTwelve(): Uint8Array {
 }
 
 export function newId(
-  prefix: 'ses' | 'run' | 'msg' | 'tc' | 'apr' | 'art' | 'ins' | 'conn' | 'sub' | 'rul',
+  prefix: 'ses' | 'run' | 'msg' | 'tc' | 'apr' | 'art' | 'ins' | 'conn' | 'sub' | 'rul' | 'sum',
 ): string {
   return `${prefix}_${b64u(randomTwelve())}`;
 }

@@ -9,6 +9,7 @@ export { isPersistenceFailed } from './persistence.js';
 export type { PersistenceState, PersistenceListener } from './persistence.js';
 export type { EventScope } from './event-log.js';
 export type { StoredRun, StoredMessage, PageCursor } from './sessions-and-runs.js';
+export type { StoredSummary } from './session-summaries.js';
 export type { StoredToolCall, StoredArtifact, OutputFile } from './tool-records.js';
 export type { ModelUsageTotals } from './usage-totals.js';
 export { newId } from './ids.js';

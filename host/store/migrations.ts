@@ -264,6 +264,32 @@ export const MIGRATIONS: readonly Migration[] = [
   // applies only versions above its own. Append new migrations; never insert one
   // (test/store/migrations-order.test.ts).
   {
+    version: 6,
+    name: 'session summaries',
+    // Summaries of a session's earliest runs, made when its history no longer fit the
+    // model's context (host/store/session-summaries.ts, docs/sessions.md). Each covers the
+    // session's runs up to through_run_id (an earlier summary's runs included) and the
+    // events from_seq..to_seq; the runs and events themselves are never removed.
+    sql: `
+      CREATE TABLE session_summaries (
+        id TEXT PRIMARY KEY,
+        session_id TEXT NOT NULL REFERENCES sessions (id),
+        run_id TEXT NOT NULL REFERENCES runs (id),
+        through_run_id TEXT NOT NULL REFERENCES runs (id),
+        from_seq INTEGER NOT NULL,
+        to_seq INTEGER NOT NULL,
+        summary TEXT NOT NULL,
+        tokens_before INTEGER NOT NULL,
+        tokens_after INTEGER NOT NULL,
+        model TEXT NOT NULL,
+        usage_json TEXT,
+        created_at INTEGER NOT NULL
+      );
+      CREATE INDEX session_summaries_by_session ON session_summaries (session_id, created_at);
+      CREATE INDEX session_summaries_by_run ON session_summaries (run_id);
+    `,
+  },
+  {
     version: 7,
     name: 'mcp server groups',
     // Process groups of stdio MCP servers (host/store/mcp-groups.ts): recorded at spawn,

@@ -250,6 +250,37 @@ export class SessionsAndRuns {
     return (this.prepare(sql).all(...params, filter.limit) as RunRow[]).map(toRun);
   }
 
+  /** The session's newest runs after `afterRunId` (all when null), newest first, at most `limit`. */
+  listRunsAfter(sessionId: string, afterRunId: string | null, limit: number): StoredRun[] {
+    const rows = (
+      afterRunId === null
+        ? this.prepare(
+            'SELECT * FROM runs WHERE session_id = ? ORDER BY created_at DESC, rowid DESC LIMIT ?',
+          ).all(sessionId, limit)
+        : this.prepare(
+            `SELECT r.* FROM runs r, runs after WHERE after.id = ? AND r.session_id = ?
+                 AND (r.created_at, r.rowid) > (after.created_at, after.rowid)
+               ORDER BY r.created_at DESC, r.rowid DESC LIMIT ?`,
+          ).all(afterRunId, sessionId, limit)
+    ) as RunRow[];
+    return rows.map(toRun);
+  }
+
+  /** The session's runs in `states` up to and including `throughRunId`, oldest first. */
+  listRunsThrough(
+    sessionId: string,
+    throughRunId: string,
+    states: readonly RunState[],
+  ): StoredRun[] {
+    const rows = this.prepare(
+      `SELECT r.* FROM runs r, runs through WHERE through.id = ? AND r.session_id = ?
+           AND (r.created_at, r.rowid) <= (through.created_at, through.rowid)
+           AND r.state IN (SELECT value FROM json_each(?))
+         ORDER BY r.created_at, r.rowid`,
+    ).all(throughRunId, sessionId, JSON.stringify(states)) as RunRow[];
+    return rows.map(toRun);
+  }
+
   /** Runs that started and finished but whose `session.idle` was never recorded. */
   listRunsAwaitingIdle(): StoredRun[] {
     const rows = this.prepare(

@@ -25,6 +25,7 @@ import {
   type PersistenceListener,
   type PersistenceState,
 } from './persistence.js';
+import { SessionSummaries } from './session-summaries.js';
 import { SessionsAndRuns } from './sessions-and-runs.js';
 import { ToolRecords, type OutputFile } from './tool-records.js';
 import { UsageTotals } from './usage-totals.js';
@@ -85,6 +86,7 @@ export class Store {
   readonly push: PushRecords;
   readonly usage: UsageTotals;
   readonly allowRules: AllowRules;
+  readonly summaries: SessionSummaries;
   readonly outputsDir: string;
   readonly artifactsDir: string;
   private readonly listeners = new Set<CommitListener>();
@@ -117,6 +119,7 @@ export class Store {
     this.push = new PushRecords(db);
     this.usage = new UsageTotals(db);
     this.allowRules = new AllowRules(db);
+    this.summaries = new SessionSummaries(db);
     this.fileGuard = new DatabaseFileGuard(join(options.dataDir, 'tether.db'));
     this.outputsDir = join(options.dataDir, 'outputs');
     this.artifactsDir = join(options.dataDir, 'artifacts');

@@ -212,6 +212,25 @@ export class ToolRecords {
     return rows.map(toToolCall);
   }
 
+  /**
+   * Tool calls in `states` of the session's runs up to and including `throughRunId`, in
+   * the order they were made.
+   */
+  listToolCallsOfSessionThrough(
+    sessionId: string,
+    throughRunId: string,
+    states: readonly ToolCallState[],
+  ): StoredToolCall[] {
+    const rows = this.prepare(
+      `SELECT tc.* FROM tool_calls tc JOIN runs r ON r.id = tc.run_id, runs through
+         WHERE through.id = ? AND r.session_id = ?
+           AND (r.created_at, r.rowid) <= (through.created_at, through.rowid)
+           AND tc.state IN (SELECT value FROM json_each(?))
+         ORDER BY r.created_at, r.rowid, tc.created_at, tc.position`,
+    ).all(throughRunId, sessionId, JSON.stringify(states)) as ToolCallRow[];
+    return rows.map(toToolCall);
+  }
+
   updateToolCall(
     id: string,
     change: Partial<

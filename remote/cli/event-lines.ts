@@ -170,6 +170,12 @@ export function eventLines(
       return ['host started'];
     case 'host.stopping':
       return ['host stopping'];
+    case 'session.compacted': {
+      const { coversSeq, tokensBefore, tokensAfter } = event.payload;
+      return [
+        `earlier conversation summarised (events ${coversSeq[0]} to ${coversSeq[1]}; about ${tokensBefore} tokens of context became ${tokensAfter})`,
+      ];
+    }
     case 'session.created':
     case 'model.request':
     case 'message.completed':

@@ -11,7 +11,11 @@ import { type ModelAdapterConfig } from '../../host/model/testing.js';
 import { Runtime } from '../../host/runtime/index.js';
 import { type RuntimeOptions } from '../../host/runtime/testing.js';
 import { Store } from '../../host/store/index.js';
-import { createInProcessModel, type InProcessModel } from '../support/in-process-model.js';
+import {
+  createInProcessModel,
+  type FakeTurn,
+  type InProcessModel,
+} from '../support/in-process-model.js';
 import {
   startScriptedModelServer,
   type ScriptedModelServer,
@@ -48,6 +52,8 @@ interface HarnessOptions {
   adapter?: Partial<ModelAdapterConfig>;
   withModel?: boolean;
   start?: boolean;
+  /** The in-process model's answer when no turn is queued (see createInProcessModel). */
+  answer?: (request: Parameters<InProcessModel['stream']>[0]) => FakeTurn;
 }
 
 export function startHarness(
@@ -65,7 +71,9 @@ export async function startHarness(
   writeFileSync(join(workspace, 'README.md'), '# Demo\nA small project.\n');
   writeFileSync(join(workspace, 'src', 'main.ts'), 'console.log("hi");\n');
   const model =
-    options.model === 'in-process' ? createInProcessModel() : await startScriptedModelServer();
+    options.model === 'in-process'
+      ? createInProcessModel(options.answer)
+      : await startScriptedModelServer();
   const adapter =
     'baseUrl' in model
       ? createModelAdapter({

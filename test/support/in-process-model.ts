@@ -26,7 +26,7 @@ export interface FakeTurn {
 export interface InProcessModel extends ModelAdapter {
   /** Every request the runtime made, in order. */
   readonly requests: ModelRequest[];
-  /** Queues turns; each request takes the next one. */
+  /** Queues turns; each request takes the next one (before any {@link answer}). */
   push(...turns: FakeTurn[]): void;
   /** Turns still queued. */
   readonly pending: number;
@@ -37,7 +37,11 @@ const ABORTED: ModelStreamEvent = {
   error: { class: 'aborted', message: 'the request was aborted', retryable: false },
 };
 
-export function createInProcessModel(): InProcessModel {
+/**
+ * `answer`: the turn for a request when none is queued, made from the request itself (a
+ * model that reads its context), e.g. for sessions of hundreds of runs.
+ */
+export function createInProcessModel(answer?: (request: ModelRequest) => FakeTurn): InProcessModel {
   const queue: FakeTurn[] = [];
   const requests: ModelRequest[] = [];
   return {
@@ -49,7 +53,7 @@ export function createInProcessModel(): InProcessModel {
     },
     async *stream(request, signal) {
       requests.push(request);
-      const turn = queue.shift();
+      const turn = queue.shift() ?? answer?.(request);
       if (turn === undefined) {
         const message = `in-process model: script exhausted (request #${requests.length} has no turn queued)`;
         yield { type: 'failed', error: { class: 'server', message, retryable: false } };
