@@ -29,7 +29,7 @@ const CachedState = z.object({
   messages: z.record(z.string(), z.array(Message)),
   artifacts: z.record(z.string(), z.array(Artifact)),
   // Absent from caches written before summaries existed.
-  summaries: z.record(z.string(), z.array(SessionSummary)).default({}),
+  summaries: z._default(z.record(z.string(), z.array(SessionSummary)), {}),
   devices: z.record(z.string(), Device),
   timelines: z.record(z.string(), z.array(Event)),
 });
