@@ -3,7 +3,7 @@
  */
 import { z } from 'zod/mini';
 import { Digest, JsonObject, Millis, OpaqueId, PeerId, Seq } from './primitives.js';
-import { AllowedBy, ApprovalPreview, SessionSummary } from './records.js';
+import { AllowedBy, ApprovalPreview } from './records.js';
 
 const ToolFinishedStatus = z.enum(['succeeded', 'failed', 'cancelled', 'unknown']);
 const RunFinishedState = z.enum(['succeeded', 'failed', 'cancelled', 'interrupted']);
@@ -91,9 +91,9 @@ const EVENT_PAYLOADS = {
   /** The envelope's runId is the run whose model request needed the summary. */
   'session.compacted': z.looseObject({
     summaryId: OpaqueId,
-    coversSeq: SessionSummary.shape.coversSeq,
-    tokensBefore: SessionSummary.shape.tokensBefore,
-    tokensAfter: SessionSummary.shape.tokensAfter,
+    coversSeq: z.tuple([Seq, Seq]),
+    tokensBefore: z.int(),
+    tokensAfter: z.int(),
     summary: z.string(),
     model: z.string(),
     /** The summary request's usage, as the provider reported it. */

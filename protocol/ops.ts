@@ -15,7 +15,6 @@ import {
   Run,
   RunInput,
   Session,
-  SessionSummary,
   ToolCall,
   Workspace,
 } from './records.js';
@@ -61,8 +60,6 @@ export const RunGetResult = z.looseObject({
   toolCalls: z.array(ToolCall),
   approvals: z.array(Approval),
   artifacts: z.array(Artifact),
-  /** Summaries of the session's earlier runs made for this run's requests (docs/sessions.md). */
-  summaries: z.optional(z.array(SessionSummary)),
   live: z.optional(LiveState),
   cursor: Seq,
 });

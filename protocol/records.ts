@@ -177,6 +177,7 @@ export type Message = z.infer<typeof Message>;
  * no longer fit its context (docs/sessions.md). `coversSeq`: the first and last event seq
  * of the runs it covers (an earlier summary's range included). Lossy by nature: the full
  * history stays in the store; later contexts are this summary plus the runs after it.
+ * `run.get` carries a run's summaries as `summaries` (an extra field of its result).
  */
 export const SessionSummary = z.looseObject({
   id: OpaqueId,

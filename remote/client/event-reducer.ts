@@ -113,15 +113,9 @@ export function applyEvent(draft: StateDraft, event: Event): void {
       if (runId !== null) draft.put('previews', runId, undefined);
       return;
     }
-    case 'session.compacted': {
-      if (sessionId === null || runId === null) return;
-      const { summaryId, coversSeq, summary, tokensBefore, tokensAfter, model } = event.payload;
-      const list = draft.get('summaries', runId) ?? [];
-      if (list.some((known) => known.id === summaryId)) return;
-      const record = { id: summaryId, sessionId, runId, coversSeq, summary, model, createdAt: at };
-      draft.put('summaries', runId, [...list, { ...record, tokensBefore, tokensAfter }]);
+    case 'session.compacted':
+      // The run screen reads summaries from the run's timeline; no record to change.
       return;
-    }
     case 'session.idle':
       if (sessionId === null) return;
       draft.update('sessions', sessionId, seq, (session) =>

@@ -10,7 +10,6 @@ import type {
   Message,
   Run,
   Session,
-  SessionSummary,
   ToolCall,
 } from '../../protocol/index.js';
 
@@ -41,8 +40,6 @@ export interface HostState {
   readonly messages: ById<readonly Message[]>;
   /** Artifacts by runId, oldest first. */
   readonly artifacts: ById<readonly Artifact[]>;
-  /** Summaries of earlier conversation made for a run's requests, by runId, oldest first. */
-  readonly summaries: ById<readonly SessionSummary[]>;
   readonly devices: ById<Device>;
   /** By runId. */
   readonly previews: ById<Preview>;
@@ -60,7 +57,6 @@ export const EMPTY_HOST_STATE: HostState = {
   approvals: {},
   messages: {},
   artifacts: {},
-  summaries: {},
   devices: {},
   previews: {},
   outputs: {},

@@ -79,9 +79,6 @@ function applyRunSnapshot(
   }
   draft.put('messages', run.id, mergeById(draft.get('messages', run.id), snapshot.messages));
   draft.put('artifacts', run.id, mergeById(draft.get('artifacts', run.id), snapshot.artifacts));
-  if (snapshot.summaries !== undefined && snapshot.summaries.length > 0) {
-    draft.put('summaries', run.id, mergeById(draft.get('summaries', run.id), snapshot.summaries));
-  }
   const preview =
     live?.messageId == null
       ? undefined

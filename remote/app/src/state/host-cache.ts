@@ -13,7 +13,6 @@ import {
   type OpResult,
   Run,
   Session,
-  SessionSummary,
   ToolCall,
 } from '#protocol';
 import type { ClientStorage, HostState } from '#client';
@@ -28,8 +27,6 @@ const CachedState = z.object({
   approvals: z.record(z.string(), Approval),
   messages: z.record(z.string(), z.array(Message)),
   artifacts: z.record(z.string(), z.array(Artifact)),
-  // Absent from caches written before summaries existed.
-  summaries: z._default(z.record(z.string(), z.array(SessionSummary)), {}),
   devices: z.record(z.string(), Device),
   timelines: z.record(z.string(), z.array(Event)),
 });
@@ -42,7 +39,6 @@ const CACHED_PARTS = [
   'approvals',
   'messages',
   'artifacts',
-  'summaries',
   'devices',
   'timelines',
 ] as const satisfies readonly (keyof HostState)[];
