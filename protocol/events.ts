@@ -88,17 +88,13 @@ const EVENT_PAYLOADS = {
     error: z.optional(z.looseObject({ code: z.string(), message: z.string() })),
   }),
   'session.idle': z.looseObject({}),
-  /** The envelope's runId is the run whose model request needed the summary. */
-  'session.compacted': z.looseObject({
-    summaryId: OpaqueId,
-    coversSeq: z.tuple([Seq, Seq]),
-    tokensBefore: z.int(),
-    tokensAfter: z.int(),
-    summary: z.string(),
-    model: z.string(),
-    /** The summary request's usage, as the provider reported it. */
-    usage: z.optional(JsonObject),
-  }),
+  /**
+   * The envelope's runId is the run whose model request needed the summary. Carries
+   * `{summaryId, coversSeq: [from, to], tokensBefore, tokensAfter, summary, model, usage?}`
+   * (docs/protocol.md §6.4, host/runtime/session-compaction.ts); readers parse what they
+   * show (remote/cli/event-lines.ts): naming it here would cost the app's first load.
+   */
+  'session.compacted': z.looseObject({}),
   'device.paired': DeviceChange,
   'device.revoked': DeviceChange,
   'policy.rule_added': z.looseObject({

@@ -69,7 +69,6 @@ export {
   RuleProposal,
   RunInput,
   Session,
-  SessionSummary,
   ToolCall,
 } from './records.js';
 export {

@@ -172,28 +172,6 @@ export const Message = z.looseObject({
 });
 export type Message = z.infer<typeof Message>;
 
-/**
- * A summary of a session's earliest runs, written by the model when the session's history
- * no longer fit its context (docs/sessions.md). `coversSeq`: the first and last event seq
- * of the runs it covers (an earlier summary's range included). Lossy by nature: the full
- * history stays in the store; later contexts are this summary plus the runs after it.
- * `run.get` carries a run's summaries as `summaries` (an extra field of its result).
- */
-export const SessionSummary = z.looseObject({
-  id: OpaqueId,
-  sessionId: OpaqueId,
-  /** The run whose model request needed it. */
-  runId: OpaqueId,
-  coversSeq: z.tuple([z.int().check(z.nonnegative()), z.int().check(z.nonnegative())]),
-  summary: z.string(),
-  /** Estimated tokens of the context before and after (docs/sessions.md, "Counting"). */
-  tokensBefore: z.int().check(z.nonnegative()),
-  tokensAfter: z.int().check(z.nonnegative()),
-  model: z.string(),
-  createdAt: Millis,
-});
-export type SessionSummary = z.infer<typeof SessionSummary>;
-
 export const Artifact = z.looseObject({
   id: OpaqueId,
   runId: OpaqueId,

@@ -1,15 +1,7 @@
 /**
  * Stored rows → protocol records: what leaves the host carries no host-only fields.
  */
-import type {
-  Artifact,
-  Device,
-  DevicePush,
-  Message,
-  Run,
-  SessionSummary,
-  ToolCall,
-} from '../../protocol/index.js';
+import type { Artifact, Device, DevicePush, Message, Run, ToolCall } from '../../protocol/index.js';
 import type {
   StoredArtifact,
   StoredDevice,
@@ -34,7 +26,10 @@ export function runRecord(run: StoredRun): Run {
   };
 }
 
-export function summaryRecord(summary: StoredSummary): SessionSummary {
+/** A summary as `run.get` sends it (docs/protocol.md §6.4). */
+export function summaryRecord(
+  summary: StoredSummary,
+): Omit<StoredSummary, 'throughRunId' | 'usage'> {
   return {
     id: summary.id,
     sessionId: summary.sessionId,

@@ -3,7 +3,6 @@
  * earliest runs, which runs and events it covers, and what it cost. Append-only.
  */
 import type { Statement } from 'better-sqlite3';
-import type { SessionSummary } from '../../protocol/index.js';
 import { cachedPrepare, type Db } from './database.js';
 import { JsonRecord, readJsonColumn } from './json-column.js';
 
@@ -22,11 +21,26 @@ interface SummaryRow {
   created_at: number;
 }
 
-/** A summary with the host-only facts the protocol record leaves out. */
-export interface StoredSummary extends SessionSummary {
+/**
+ * A summary of a session's earliest runs (docs/sessions.md; `run.get` sends it without
+ * `throughRunId` and `usage`, docs/protocol.md §6.4). `coversSeq`: the first and last event
+ * seq of the runs it covers, an earlier summary's included.
+ */
+export interface StoredSummary {
+  id: string;
+  sessionId: string;
+  /** The run whose model request needed it. */
+  runId: string;
   /** The last run it covers: later contexts start with the session's runs after it. */
   throughRunId: string;
+  coversSeq: [number, number];
+  summary: string;
+  /** Estimated tokens of the context before and after (docs/sessions.md, "Counting"). */
+  tokensBefore: number;
+  tokensAfter: number;
+  model: string;
   usage: Record<string, unknown> | null;
+  createdAt: number;
 }
 
 function toSummary(row: SummaryRow): StoredSummary {

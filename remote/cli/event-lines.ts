@@ -2,6 +2,7 @@
  * Durable events as the lines `watch` and `submit --wait` print: state changes, tool
  * calls with their state, approvals, retries. Assistant text is the follower's business.
  */
+import { z } from 'zod';
 import type { Approval, Event } from '../../protocol/index.js';
 import {
   allowedByText,
@@ -11,6 +12,13 @@ import {
   visibleText,
 } from '../client/index.js';
 import { clip, formatToolInput } from './format.js';
+
+/** What `session.compacted` says, as this line shows it (its payload schema names none). */
+const SessionCompacted = z.looseObject({
+  coversSeq: z.tuple([z.number(), z.number()]),
+  tokensBefore: z.number(),
+  tokensAfter: z.number(),
+});
 
 /** What an approval card shows. */
 export type ApprovalCard = Pick<
@@ -171,7 +179,9 @@ export function eventLines(
     case 'host.stopping':
       return ['host stopping'];
     case 'session.compacted': {
-      const { coversSeq, tokensBefore, tokensAfter } = event.payload;
+      const parsed = SessionCompacted.safeParse(event.payload);
+      if (!parsed.success) return ['earlier conversation summarised'];
+      const { coversSeq, tokensBefore, tokensAfter } = parsed.data;
       return [
         `earlier conversation summarised (events ${coversSeq[0]} to ${coversSeq[1]}; about ${tokensBefore} tokens of context became ${tokensAfter})`,
       ];

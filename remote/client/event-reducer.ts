@@ -113,9 +113,6 @@ export function applyEvent(draft: StateDraft, event: Event): void {
       if (runId !== null) draft.put('previews', runId, undefined);
       return;
     }
-    case 'session.compacted':
-      // The run screen reads summaries from the run's timeline; no record to change.
-      return;
     case 'session.idle':
       if (sessionId === null) return;
       draft.update('sessions', sessionId, seq, (session) =>
@@ -151,7 +148,9 @@ export function applyEvent(draft: StateDraft, event: Event): void {
     case 'host.stopping':
     case 'policy.rule_added':
     case 'policy.rule_removed':
-      // No record here holds rules: the Rules screen asks policy.rules.
+    case 'session.compacted':
+      // No record here holds rules (the Rules screen asks policy.rules) or summaries (they
+      // are in the run's timeline).
       return;
   }
 }

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { digest, type Event } from '../../protocol/index.js';
+import { digest } from '../../protocol/index.js';
 import type { ModelMessage, ModelRequest } from '../../host/model/index.js';
 import { newId } from '../../host/store/index.js';
 import type { ToolDefinition } from '../../host/tools/index.js';
@@ -115,11 +115,20 @@ async function runTask(
   return submitted;
 }
 
+/** `session.compacted` as the host writes it (its wire schema names no field). */
+const Compacted = z.looseObject({
+  summaryId: z.string(),
+  coversSeq: z.tuple([z.number(), z.number()]),
+  tokensBefore: z.number(),
+  tokensAfter: z.number(),
+  summary: z.string(),
+  model: z.string(),
+});
+
 const compactions = (harness: Harness<InProcessModel>) =>
-  harness.events.filter(
-    (event): event is Extract<Event, { type: 'session.compacted' }> =>
-      event.type === 'session.compacted',
-  );
+  harness.events
+    .filter((event) => event.type === 'session.compacted')
+    .map((event) => ({ ...event, payload: Compacted.parse(event.payload) }));
 
 /** Every tool call has its result right after its message, and every result its call. */
 function expectPaired(messages: readonly ModelMessage[]): void {
