@@ -260,9 +260,9 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE tool_calls ADD COLUMN allowed_by_json TEXT;
     `,
   },
-  // Version 6 is unused: it was set aside for a change that landed after 7, and a database
-  // applies only versions above its own. Append new migrations; never insert one
-  // (test/store/migrations-order.test.ts).
+  // Version 6 landed after 7 (both were numbered in parallel): a database applies every
+  // version it has not recorded, so one already at 7 still gets 6
+  // (host/store/database.ts, test/store/migrations-order.test.ts).
   {
     version: 6,
     name: 'session summaries',
