@@ -119,7 +119,8 @@ export class McpServers {
     }
     const { spec } = found.connection;
     const where = `${parsed.tool} of MCP server ${spec.name}`;
-    const own = spec.tools[parsed.tool];
+    // A server names its tools: `constructor` must not find Object.prototype's member.
+    const own = Object.hasOwn(spec.tools, parsed.tool) ? spec.tools[parsed.tool] : undefined;
     if (own !== undefined) {
       return { decision: own, reason: `the config says ${own} for ${where}` };
     }

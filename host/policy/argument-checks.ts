@@ -7,6 +7,7 @@
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { resolveWorkspacePath } from '../tools/index.js';
+import { nestedRepository } from './nested-repository.js';
 import { findProtectedInside } from './protected-inside.js';
 import { compileProtectedPaths } from './protected-paths.js';
 import { namesRiskyProgram } from './rule-warnings.js';
@@ -104,6 +105,11 @@ const RUNS_A_PROGRAM: ReadonlySet<string> = new Set([
   '--rsh',
   '--rsync-path',
   '--command',
+  // git reads the config (core.fsmonitor, hooks) of the repository these name.
+  '--git-dir',
+  '--work-tree',
+  '--template',
+  '--separate-git-dir',
 ]);
 
 /** An option Tether can read without knowing the program: letters, digits and dashes. */
@@ -148,7 +154,19 @@ export async function addedRuleWordProblem(
   if (word.includes('=')) return { why: `${word} is an assignment (it holds "=")` };
   if (word.includes(':'))
     return { why: `${word} holds ":", which some programs read as a reference` };
-  return extraArgumentProblem(ctx, cwd, word, isProtected, false);
+  const problem = await extraArgumentProblem(ctx, cwd, word, isProtected, false);
+  if (problem !== null) return problem;
+  // `git -C repo status` runs git in repo, whose config the workspace supplies.
+  const target = await locate(ctx, path.resolve(cwd, word));
+  if (target.ok && target.inside && (await kindOf(target.real)) === 'directory') {
+    const repository = await nestedRepository(target.real, ctx.workspace);
+    if (repository !== null) {
+      return {
+        why: `${word} is inside ${path.relative(ctx.workspace, repository)}, a repository of its own whose config could make git run a program`,
+      };
+    }
+  }
+  return null;
 }
 
 async function kindOf(real: string): Promise<'directory' | 'other' | null> {

@@ -47,6 +47,48 @@ const RISKY_PROGRAMS: ReadonlyMap<string, string> = new Map([
     'command',
     'eval',
     'open',
+    'java',
+    'kotlin',
+    'scala',
+    'groovy',
+    'jshell',
+    'rscript',
+    'julia',
+    'tclsh',
+    'wish',
+    'expect',
+    'pwsh',
+    'powershell',
+    'elixir',
+    'erl',
+    'escript',
+    'runghc',
+    'runhaskell',
+    'ghci',
+    'tsx',
+    'ts-node',
+    'vim',
+    'vi',
+    'nvim',
+    'emacs',
+    'gdb',
+    'lldb',
+    'ssh',
+    'caffeinate',
+    'arch',
+    'xcrun',
+    'script',
+    'stdbuf',
+    'flock',
+    'parallel',
+    'entr',
+    'sandbox-exec',
+    'shortcuts',
+    'tmux',
+    'screen',
+    'busybox',
+    'direnv',
+    'nix-shell',
   ].map((program) => [program, RUNS_ITS_ARGUMENTS] as const),
   ...[
     'npm',
@@ -75,12 +117,58 @@ const RISKY_PROGRAMS: ReadonlyMap<string, string> = new Map([
     'tox',
     'vitest',
     'jest',
+    'javac',
+    'mix',
+    'iex',
+    'dotnet',
+    'ant',
+    'sbt',
+    'bazel',
+    'bazelisk',
+    'meson',
+    'scons',
+    'composer',
+    'pod',
+    'fastlane',
+    'brew',
+    'docker',
+    'docker-compose',
+    'podman',
+    'terraform',
+    'prettier',
+    'eslint',
+    'vite',
+    'webpack',
+    'rollup',
+    'mocha',
+    'rspec',
+    'rails',
+    'phpunit',
+    'nox',
+    'hatch',
+    'pdm',
+    'pipenv',
+    'conda',
+    'pre-commit',
+    'lefthook',
+    'nix',
   ].map((program) => [program, RUNS_WORKSPACE_CODE] as const),
 ]);
 
+/**
+ * The risk of the program `word` names, as the table above has it: by its name without
+ * regard to case (APFS finds `Python3` as python3) and without a version (`python3.12`,
+ * `node20`), which names the same program.
+ */
+function riskOf(word: string): { name: string; risk: string } | null {
+  const name = path.basename(word).toLowerCase();
+  const risk = RISKY_PROGRAMS.get(name) ?? RISKY_PROGRAMS.get(name.replace(/[\d.]+$/, ''));
+  return risk === undefined ? null : { name, risk };
+}
+
 /** True when `word` names a program of the table above (`sh`, `python3`, `/usr/bin/env`). */
 export function namesRiskyProgram(word: string): boolean {
-  return RISKY_PROGRAMS.has(path.basename(word));
+  return riskOf(word) !== null;
 }
 
 /**
@@ -89,10 +177,9 @@ export function namesRiskyProgram(word: string): boolean {
  * named by its path. Null for any other program.
  */
 export function programRisk(program: string): string | null {
-  const name = path.basename(program);
-  const risk = RISKY_PROGRAMS.get(name);
-  if (risk !== undefined) {
-    return `${name} ${risk}, so a rule for it would let a model (or a file it read) run any code without asking`;
+  const risky = riskOf(program);
+  if (risky !== null) {
+    return `${risky.name} ${risky.risk}, so a rule for it would let a model (or a file it read) run any code without asking`;
   }
   if (program.includes('/')) {
     return `${program} is a program named by its path, a file a change in the workspace can rewrite`;
@@ -105,7 +192,7 @@ export function allowRuleWarnings(policy: PolicyConfig): string[] {
   const warnings: string[] = [];
   policy.commands.allow.forEach((rule, i) => {
     const program = path.basename(rule[0] ?? '');
-    const risk = RISKY_PROGRAMS.get(program);
+    const risk = riskOf(program)?.risk;
     const setting = `policy.commands.allow[${i}] ${JSON.stringify(rule)}`;
     if (risk !== undefined) {
       warnings.push(
