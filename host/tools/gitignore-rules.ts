@@ -47,8 +47,16 @@ export async function readIgnoreLevel(
     if (errnoCode(error) === undefined) throw error;
     return null;
   }
-  return { folder, rules: ignore().add(text) };
+  return { folder, rules: ignore().add(text.replace(GLOBSTAR_RUN, '$1**')) };
 }
+
+/**
+ * `**` repeated as whole segments (`a/**` then `/**` again and again, then `/x`), which
+ * means what one `**` means. The regex `ignore` makes of each repeat backtracks: eight of
+ * them on a path 40 folders deep blocked the host's event loop for 50 s per path, and a
+ * workspace's .gitignore is anyone's text.
+ */
+const GLOBSTAR_RUN = /(^!?|\/)\*\*(?:\/\*\*)+(?=\/|$)/gm;
 
 /** Whether the levels (shallowest first) ignore `absolute`, a path below each level's folder. */
 export function isIgnored(

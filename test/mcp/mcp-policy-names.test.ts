@@ -40,8 +40,7 @@ describe('MCP tool names that are Object.prototype members', () => {
   );
 
   it('a tool the config names still gets its setting', () => {
-    expect(servers({ constructor: 'allow' }).decide('mcp__srv__constructor')).toMatchObject({
-      decision: 'allow',
-    });
+    const tools = Object.fromEntries([['constructor', 'allow' as const]]);
+    expect(servers(tools).decide('mcp__srv__constructor')).toMatchObject({ decision: 'allow' });
   });
 });
