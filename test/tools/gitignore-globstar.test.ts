@@ -10,6 +10,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { tempDir, type TempDir } from '../support/temp-dir.js';
 
 const built = new URL('../../dist/host/tools/gitignore-rules.js', import.meta.url).pathname;
@@ -37,7 +38,7 @@ function ignoredBy(text: string, paths: readonly string[]): boolean[] {
   });
   expect(child.signal, 'the rules took more than 20 s to match').toBeNull();
   expect(child.stderr).toBe('');
-  return JSON.parse(child.stdout) as boolean[];
+  return z.array(z.boolean()).parse(JSON.parse(child.stdout));
 }
 
 const deep = `a/${'b/'.repeat(40)}`;
