@@ -14,9 +14,33 @@ import { notificationSync } from './state/notification-sync.js';
 import './styles.css';
 
 registerServiceWorker();
-// Not needed to show the first screen: chunks of their own, after the first load.
-void import('./device/keyboard-inset.js').then((module) => module.followKeyboardInset());
-void import('./device/keyboard-shortcuts.js').then((module) => module.bindKeyboardShortcuts());
+// Not needed to show the first screen: chunks of their own, fetched only where they do
+// something. An on-screen keyboard comes with a touch screen.
+if (window.visualViewport && matchMedia('(any-pointer: coarse)').matches) {
+  void import('./device/keyboard-inset.js').then((module) => module.followKeyboardInset());
+}
+loadShortcutsAtFirstKey();
+
+/**
+ * The shortcuts arrive with the first key pressed (a phone without a keyboard never
+ * fetches them); keys pressed meanwhile are kept and handled once they are bound.
+ */
+function loadShortcutsAtFirstKey(): void {
+  const early: KeyboardEvent[] = [];
+  const keep = (event: KeyboardEvent) => {
+    // A field's form would submit itself on ⌘/Ctrl+Enter before the shortcut could check
+    // its Send button (a busy follow-up stays unsent).
+    if (event.key === 'Enter' && (event.metaKey || event.ctrlKey)) event.preventDefault();
+    early.push(event);
+    if (early.length > 1) return;
+    void import('./device/keyboard-shortcuts.js').then((module) => {
+      document.removeEventListener('keydown', keep);
+      module.bindKeyboardShortcuts();
+      for (const key of early) module.handleShortcutKey(key);
+    });
+  };
+  document.addEventListener('keydown', keep);
+}
 
 // A notification's click in the service worker shows its screen here (docs/push.md).
 if ('serviceWorker' in navigator) {

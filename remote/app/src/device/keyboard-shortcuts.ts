@@ -9,31 +9,38 @@ import { shortcutFor, type KeyTarget } from '../logic/shortcut.js';
 const SEARCH = '[data-search-input]';
 
 export function bindKeyboardShortcuts(): void {
-  document.addEventListener('keydown', (event) => {
-    const element = event.target instanceof HTMLElement ? event.target : null;
-    const shortcut = shortcutFor(event, targetOf(element));
-    if (shortcut === undefined) return;
-    switch (shortcut) {
-      case 'submit-form': {
-        const form = isField(element) ? element.form : null;
-        if (form === null) return;
-        event.preventDefault();
-        const button = form.querySelector<HTMLButtonElement>('button[type="submit"]');
-        if (button !== null && !button.disabled) form.requestSubmit(button);
-        return;
-      }
-      case 'focus-search': {
-        const search = document.querySelector<HTMLElement>(SEARCH);
-        if (search === null) return;
-        event.preventDefault();
-        search.focus();
-        return;
-      }
-      case 'leave-search':
-        element?.blur();
-        return;
+  document.addEventListener('keydown', handleShortcutKey);
+}
+
+/**
+ * What a key press does, also for one pressed before this chunk arrived (main.tsx keeps
+ * those): its `preventDefault` then comes too late, which is why main.tsx already
+ * prevented ⌘/Ctrl+Enter's own submission.
+ */
+export function handleShortcutKey(event: KeyboardEvent): void {
+  const element = event.target instanceof HTMLElement ? event.target : null;
+  const shortcut = shortcutFor(event, targetOf(element));
+  if (shortcut === undefined) return;
+  switch (shortcut) {
+    case 'submit-form': {
+      const form = isField(element) ? element.form : null;
+      if (form === null) return;
+      event.preventDefault();
+      const button = form.querySelector<HTMLButtonElement>('button[type="submit"]');
+      if (button !== null && !button.disabled) form.requestSubmit(button);
+      return;
     }
-  });
+    case 'focus-search': {
+      const search = document.querySelector<HTMLElement>(SEARCH);
+      if (search === null) return;
+      event.preventDefault();
+      search.focus();
+      return;
+    }
+    case 'leave-search':
+      element?.blur();
+      return;
+  }
 }
 
 /** Where typing goes: text inputs, text areas and selects; not buttons or checkboxes. */
