@@ -14,10 +14,14 @@ import { notificationSync } from './state/notification-sync.js';
 import './styles.css';
 
 registerServiceWorker();
-// Not needed to show the first screen: chunks of their own, fetched only where they do
-// something. An on-screen keyboard comes with a touch screen.
+// Not needed to show the first screen: chunks of their own, fetched only when they have
+// something to do. An on-screen keyboard opens when a field of a touch screen gets focus.
 if (window.visualViewport && matchMedia('(any-pointer: coarse)').matches) {
-  void import('./device/keyboard-inset.js').then((module) => module.followKeyboardInset());
+  const followInset = () => {
+    document.removeEventListener('focusin', followInset);
+    void import('./device/keyboard-inset.js').then((module) => module.followKeyboardInset());
+  };
+  document.addEventListener('focusin', followInset);
 }
 loadShortcutsAtFirstKey();
 
