@@ -105,6 +105,8 @@ const RUNS_A_PROGRAM: ReadonlySet<string> = new Set([
   '--rsh',
   '--rsync-path',
   '--command',
+  '-TT',
+  '--unzip-command',
   // git reads the config (core.fsmonitor, hooks) of the repository these name.
   '--git-dir',
   '--work-tree',

@@ -62,6 +62,11 @@ describe('no rule is offered, and none allows, a call that may run code the work
     'git --git-dir bare status',
     'git --work-tree repo status',
     'git init --template src',
+    'sqlite3 -init x.sql x.db',
+    'crontab x.txt',
+    'launchctl load x.plist',
+    'clang -B src x.c',
+    'zip -T -TT ls x.zip src',
   ])('%s', async (command) => {
     const decision = await decide(command);
     expect(decision.decision).toBe('ask');
