@@ -16,6 +16,7 @@ import { HostApproval } from '../components/host-approval.js';
 import { MarkdownView } from '../components/markdown-view.js';
 import { ReadPager } from '../components/read-pager.js';
 import { RunStateBadge } from '../components/run-state-badge.js';
+import { SessionSummaries } from '../components/session-summaries.js';
 import { ToolCard } from '../components/tool-card.js';
 import { useRun } from '../hooks/use-run.js';
 import { useRunFacts } from '../hooks/use-run-facts.js';
@@ -105,6 +106,7 @@ function RunView({ host, run }: { host: HostView; run: Run }) {
         <RunFacts host={host} run={run} />
       </header>
 
+      <SessionSummaries host={host} run={run} />
       {hidden > 0 && (
         <button
           type="button"

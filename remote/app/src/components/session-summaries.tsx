@@ -1,0 +1,90 @@
+/**
+ * "Earlier conversation summarised" on a run whose model request needed the session's
+ * earliest runs summarised (docs/sessions.md), each summary readable and said to be
+ * lossy. The summaries come with `run.get` as an extra field its schema does not name
+ * (docs/protocol.md §6.4), checked field by field; asked when the run opens and again
+ * whenever a `session.compacted` of the run arrives.
+ */
+import { useEffect, useState } from 'preact/hooks';
+import type { Run } from '#protocol';
+import type { HostView } from '../state/app-view.js';
+import { shownText } from './shown-text.js';
+
+/** One summary as `run.get` lists it (host/store/session-summaries.ts `StoredSummary`). */
+interface Summary {
+  id: string;
+  summary: string;
+  tokensBefore: number;
+  tokensAfter: number;
+  model: string;
+}
+
+/**
+ * The summaries of a `run.get` answer, each checked field by field (a schema here would
+ * pull zod's tuple and number checks into the first load); an answer without them, none.
+ */
+function summariesOf(result: unknown): Summary[] {
+  const listed = (result as { summaries?: unknown }).summaries;
+  if (!Array.isArray(listed)) return [];
+  return listed.filter(
+    (item: unknown): item is Summary =>
+      typeof item === 'object' &&
+      item !== null &&
+      ['id', 'summary', 'model'].every(
+        (key) => typeof (item as Record<string, unknown>)[key] === 'string',
+      ) &&
+      ['tokensBefore', 'tokensAfter'].every((key) =>
+        Number.isFinite((item as Record<string, unknown>)[key]),
+      ),
+  );
+}
+
+export function SessionSummaries({ host, run }: { host: HostView; run: Run }) {
+  const summaries = useRunSummaries(host, run);
+  if (summaries.length === 0) return null;
+  return (
+    <>
+      {summaries.map((summary) => (
+        <details key={summary.id} class="card summary" data-testid="session-summary">
+          <summary>
+            Earlier conversation summarised{' '}
+            <span class="muted small">
+              (about {summary.tokensBefore.toLocaleString()} tokens of context became{' '}
+              {summary.tokensAfter.toLocaleString()})
+            </span>
+          </summary>
+          <p class="muted small">
+            Written by {summary.model} from the session's earlier runs. A summary can miss or get
+            things wrong; every event is still kept on the host.
+          </p>
+          <p class="summary-text" data-testid="session-summary-text">
+            {shownText(summary.summary)}
+          </p>
+        </details>
+      ))}
+    </>
+  );
+}
+
+function useRunSummaries(host: HostView, run: Run): Summary[] {
+  const [summaries, setSummaries] = useState<Summary[]>([]);
+  const connected = host.status.state === 'open';
+  const compactions = (host.state.timelines[run.id] ?? []).filter(
+    (event) => event.type === 'session.compacted',
+  ).length;
+  useEffect(() => {
+    if (!connected) return;
+    let current = true;
+    host.connection.request('run.get', { runId: run.id }).then(
+      (result) => {
+        if (current) setSummaries(summariesOf(result));
+      },
+      // The run's own screen says when the host cannot be asked; nothing to add here.
+      () => undefined,
+    );
+    return () => {
+      current = false;
+    };
+  }, [host.connection, connected, run.id, compactions]);
+  return summaries;
+}
