@@ -44,11 +44,21 @@ export const globInput = z
   .refine((glob) => !glob.startsWith('/') && !glob.split('/').includes('..'), {
     error:
       'a glob is matched against paths below path: write it without a leading / or .., and set path instead',
+  })
+  .refine((glob) => glob.split('/').every((name) => name === '**' || starsIn(name) <= 3), {
+    error: `a glob may hold at most 3 * in one name (each is a loop over the name's characters): write a shorter one, or use search_files's pattern`,
   });
+
+function starsIn(name: string): number {
+  return name.split('*').length - 1;
+}
 
 /** A matcher for `glob`: one without `/` matches a file's name, one with `/` its path below the root. */
 export function globMatcher(glob: string): (underRoot: string) => boolean {
-  const matches = picomatch(glob, { dot: true });
+  // The glob is the model's and is matched on the host's event loop: each `*` of a name is
+  // a loop over its characters (`*a*a*a*a*a*a*a*a*a*a*a*b` took 80 s on a 40-character name),
+  // and an extglob nests them without bound (`+(*a)b`), so they are off.
+  const matches = picomatch(glob, { dot: true, noextglob: true });
   return glob.includes('/') ? matches : (underRoot) => matches(path.basename(underRoot));
 }
 
