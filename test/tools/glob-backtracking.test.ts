@@ -5,11 +5,14 @@
  * answering nothing: a glob holds at most 3 in one name.
  */
 import { describe, expect, it } from 'vitest';
-import { parseToolInput } from '../../host/tools/index.js';
+import { parseToolInput, type ToolDefinition } from '../../host/tools/index.js';
 import { createFindFilesTool, createSearchFilesTool } from '../../host/tools/testing.js';
 import { searchOptions } from './search-tree.js';
 
-const tools = [createFindFilesTool(searchOptions()), createSearchFilesTool(searchOptions())];
+const tools = [
+  createFindFilesTool(searchOptions()),
+  createSearchFilesTool(searchOptions()),
+] as ToolDefinition<unknown>[];
 
 /** The tool's input with `glob`: search_files needs a pattern too. */
 function inputOf(tool: (typeof tools)[number], glob: string): string {
