@@ -198,7 +198,9 @@ export async function settleProposedCall(
     refuseByPolicy(store, call, decision.reason);
     return 'done';
   }
-  if (decision.decision === 'ask') return requestApproval(ctx, call, tool, input, decision);
+  // Fails closed: only an explicit allow runs unasked (a decision of any other value, as a
+  // setting looked up by a tool's name once gave, asks).
+  if (decision.decision !== 'allow') return requestApproval(ctx, call, tool, input, decision);
   const ready = store.write((tx) => moveToolCall(store, call, 'ready', tx));
   return runReadyCall(ctx, ready, decision);
 }
@@ -266,7 +268,7 @@ export async function runReadyCall(
     refuseByPolicy(store, ready, `${decision.reason}${why}`);
     return 'done';
   }
-  if (decision.decision === 'ask' && approval === undefined) {
+  if (decision.decision !== 'allow' && approval === undefined) {
     return requestApproval(ctx, ready, tool, input, decision);
   }
   if (ctx.signal.aborted) {
