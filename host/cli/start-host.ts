@@ -4,7 +4,7 @@
  * (docs/protocol.md §9): harnesses wait for it.
  */
 import { randomBytes } from 'node:crypto';
-import { homedir, networkInterfaces } from 'node:os';
+import { homedir } from 'node:os';
 import type { IncomingMessage } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
@@ -28,14 +28,9 @@ import {
   withStoredModelKey,
 } from '../identity/index.js';
 import { createLogger, Redactor, type Logger, type LogRotation } from '../log/index.js';
-import {
-  createDemoModel,
-  createModelAdapter,
-  DEMO_MODEL_LABEL,
-  DEMO_MODEL_NAME,
-} from '../model/index.js';
+import { createDemoModel, createModelAdapter, DEMO_MODEL_NAME } from '../model/index.js';
 import { McpServers, McpSettingsError, resolveMcpServers } from '../mcp/index.js';
-import { allowRuleWarnings, compileReadProtection, decidePolicy } from '../policy/index.js';
+import { compileReadProtection, decidePolicy } from '../policy/index.js';
 import { keepAwake, watchForWake } from '../power/index.js';
 import { PushDispatcher } from '../push/index.js';
 import { Runtime, type RuntimeModel } from '../runtime/index.js';
@@ -65,11 +60,11 @@ import {
   type HttpLimits,
 } from '../server/index.js';
 import { lockDataDir, Store } from '../store/index.js';
-import { loadOrCreateLocalTls, localHostName, serverNames, type LocalTls } from '../tls/index.js';
-import { tetherCommand } from '../../common/cli/index.js';
+import { loadOrCreateLocalTls, serverNames, type LocalTls } from '../tls/index.js';
 import { ensureDemoWorkspace } from './demo-workspace.js';
 import { takeLogFormat, terminalLogSink } from './terminal-log.js';
 import { VERSION } from '../version.js';
+import { defaultOrigin, printStartBanner } from './start-banner.js';
 
 export interface RunningHost {
   url: string;
@@ -109,13 +104,6 @@ function runtimeModel(config: HostConfig, secrets: Redactor): RuntimeModel | nul
     ...(settings.extraBody === undefined ? {} : { extraBody: settings.extraBody }),
   });
   return { adapter, name: settings.model, available: [settings.model] };
-}
-
-/** The origin a pairing link names when the admin request gives none. */
-function defaultOrigin(bind: string, port: number, https: boolean): string {
-  const scheme = https ? 'https' : 'http';
-  if (bind === '0.0.0.0' || bind === '::') return `${scheme}://${localHostName()}.local:${port}`;
-  return `${scheme}://${bind.includes(':') ? `[${bind}]` : bind}:${port}`;
 }
 
 function listen(server: ServerType): Promise<AddressInfo> {
@@ -455,54 +443,17 @@ async function startLocked(
     ...(tls === null ? {} : { ca: tls.caPem }),
   });
 
-  print(`Tether ${VERSION} · host ${config.hostName} (${identity.hostId})`);
-  // A mistyped --data starts a host with a new identity and no devices: say so plainly.
-  print(
-    start.dataDirCreated
-      ? `data: ${config.dataDir} (new: created now; nothing from an earlier host is here)`
-      : `data: ${config.dataDir}`,
-  );
-  print(`workspaces: ${workspaces.map((workspace) => workspace.path).join(', ')}`);
-  print(
-    config.demo
-      ? `model: ${DEMO_MODEL_NAME} (${DEMO_MODEL_LABEL}; start without --demo and set TETHER_MODEL_BASE_URL, TETHER_MODEL and TETHER_MODEL_API_KEY for real work)`
-      : runtime.model === null
-        ? 'model: none configured; runs will fail until you set TETHER_MODEL_BASE_URL, TETHER_MODEL and TETHER_MODEL_API_KEY (or DEEPSEEK_API_KEY / OPENAI_API_KEY with TETHER_MODEL)'
-        : `model: ${runtime.model.name} at ${config.model?.baseUrl ?? ''}`,
-  );
-  for (const warning of allowRuleWarnings(config.policy)) {
-    print(`warning: ${warning} (docs/policy.md, "Never safe to allow")`);
-    log.warn('risky allow rule', { warning });
-  }
-  if (tls !== null) {
-    print(
-      `https: local CA in ${config.dataDir}/tls for ${[...tls.names.dns, ...tls.names.ips].join(', ')}`,
-    );
-    print(
-      `trust it on a phone: open ${defaultOrigin(config.bind, port, true)}/ca.mobileconfig (docs/https.md)`,
-    );
-  }
-  print(`admin page: ${scheme}://127.0.0.1:${port}/admin#token=${adminToken}`);
-  print(
-    `pair a device: open the admin page, or run \`${tetherCommand()} pair --data '${config.dataDir}'\``,
-  );
-  // No other line may contain "listening on": harnesses take the first match as the URL.
-  const loopbackOnly = /^(127\.|::1$|localhost$)/.test(config.bind);
-  if (loopbackOnly) {
-    print(
-      `warning: bound to ${config.bind} only, so pairing links open on this computer alone, not on a phone: start with --bind 0.0.0.0 for the LAN, or use tailscale serve (docs/https.md)`,
-    );
-  }
-  print(`listening on ${url}`);
-  if (wildcard) {
-    const lan = Object.values(networkInterfaces())
-      .flatMap((entries) => entries ?? [])
-      .filter((entry) => !entry.internal && entry.family === 'IPv4')
-      .map((entry) => `${scheme}://${entry.address}:${address.port}`);
-    print(
-      `on your network: ${[defaultOrigin(config.bind, port, tls !== null), ...lan].join(', ')}`,
-    );
-  }
+  printStartBanner(print, log, {
+    config,
+    hostId: identity.hostId,
+    dataDirCreated: start.dataDirCreated,
+    workspaces,
+    modelName: runtime.model?.name ?? null,
+    tls,
+    port: address.port,
+    adminToken,
+    url,
+  });
   log.info('listening', { url, bind: config.bind });
 
   let stopping: Promise<void> | null = null;

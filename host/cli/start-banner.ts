@@ -1,0 +1,93 @@
+/**
+ * What `tether start` prints once the host listens: who it is, its data, workspaces and
+ * model, risky allow rules, how to trust its CA and pair a device, then the listening line
+ * and, bound to every address, the LAN origins.
+ */
+import { networkInterfaces } from 'node:os';
+import { tetherCommand } from '../../common/cli/index.js';
+import type { HostConfig } from '../config/index.js';
+import type { Logger } from '../log/index.js';
+import { DEMO_MODEL_LABEL, DEMO_MODEL_NAME } from '../model/index.js';
+import { allowRuleWarnings } from '../policy/index.js';
+import { localHostName, type LocalTls } from '../tls/index.js';
+import { VERSION } from '../version.js';
+
+export interface StartFacts {
+  config: HostConfig;
+  hostId: string;
+  dataDirCreated: boolean;
+  workspaces: readonly { path: string }[];
+  /** The runtime's model; null with none configured. */
+  modelName: string | null;
+  tls: LocalTls | null;
+  port: number;
+  adminToken: string;
+  /** The URL the listening line names (loopback when bound to every address). */
+  url: string;
+}
+
+/** The origin a pairing link names when the admin request gives none. */
+export function defaultOrigin(bind: string, port: number, https: boolean): string {
+  const scheme = https ? 'https' : 'http';
+  if (bind === '0.0.0.0' || bind === '::') return `${scheme}://${localHostName()}.local:${port}`;
+  return `${scheme}://${bind.includes(':') ? `[${bind}]` : bind}:${port}`;
+}
+
+export function printStartBanner(
+  print: (line: string) => void,
+  log: Logger,
+  facts: StartFacts,
+): void {
+  const { config, hostId, dataDirCreated, workspaces, modelName, tls, port, adminToken, url } =
+    facts;
+  const scheme = tls === null ? 'http' : 'https';
+  const wildcard = config.bind === '0.0.0.0' || config.bind === '::';
+  print(`Tether ${VERSION} · host ${config.hostName} (${hostId})`);
+  // A mistyped --data starts a host with a new identity and no devices: say so plainly.
+  print(
+    dataDirCreated
+      ? `data: ${config.dataDir} (new: created now; nothing from an earlier host is here)`
+      : `data: ${config.dataDir}`,
+  );
+  print(`workspaces: ${workspaces.map((workspace) => workspace.path).join(', ')}`);
+  print(
+    config.demo
+      ? `model: ${DEMO_MODEL_NAME} (${DEMO_MODEL_LABEL}; start without --demo and set TETHER_MODEL_BASE_URL, TETHER_MODEL and TETHER_MODEL_API_KEY for real work)`
+      : modelName === null
+        ? 'model: none configured; runs will fail until you set TETHER_MODEL_BASE_URL, TETHER_MODEL and TETHER_MODEL_API_KEY (or DEEPSEEK_API_KEY / OPENAI_API_KEY with TETHER_MODEL)'
+        : `model: ${modelName} at ${config.model?.baseUrl ?? ''}`,
+  );
+  for (const warning of allowRuleWarnings(config.policy)) {
+    print(`warning: ${warning} (docs/policy.md, "Never safe to allow")`);
+    log.warn('risky allow rule', { warning });
+  }
+  if (tls !== null) {
+    print(
+      `https: local CA in ${config.dataDir}/tls for ${[...tls.names.dns, ...tls.names.ips].join(', ')}`,
+    );
+    print(
+      `trust it on a phone: open ${defaultOrigin(config.bind, port, true)}/ca.mobileconfig (docs/https.md)`,
+    );
+  }
+  print(`admin page: ${scheme}://127.0.0.1:${port}/admin#token=${adminToken}`);
+  print(
+    `pair a device: open the admin page, or run \`${tetherCommand()} pair --data '${config.dataDir}'\``,
+  );
+  // No other line may contain "listening on": harnesses take the first match as the URL.
+  const loopbackOnly = /^(127\.|::1$|localhost$)/.test(config.bind);
+  if (loopbackOnly) {
+    print(
+      `warning: bound to ${config.bind} only, so pairing links open on this computer alone, not on a phone: start with --bind 0.0.0.0 for the LAN, or use tailscale serve (docs/https.md)`,
+    );
+  }
+  print(`listening on ${url}`);
+  if (wildcard) {
+    const lan = Object.values(networkInterfaces())
+      .flatMap((entries) => entries ?? [])
+      .filter((entry) => !entry.internal && entry.family === 'IPv4')
+      .map((entry) => `${scheme}://${entry.address}:${port}`);
+    print(
+      `on your network: ${[defaultOrigin(config.bind, port, tls !== null), ...lan].join(', ')}`,
+    );
+  }
+}
