@@ -13,6 +13,7 @@ import { nativeChannelCrypto } from '../pairing/node/index.js';
 import type { Store } from '../host/store/index.js';
 import {
   type HostConnection,
+  loadQuickEventCheck,
   TetherClient,
   type WebSocketFactory,
 } from '../remote/client/index.js';
@@ -93,6 +94,8 @@ function opened(connection: HostConnection): Promise<void> {
 }
 
 const remoteCrypto = nativeChannelCrypto().crypto;
+// As `tether remote` does when it opens its client (remote/cli/remote-context.ts).
+await loadQuickEventCheck();
 
 /** A client on `storage`'s device, connected to `hostId` and open. */
 export async function connectRemote(storage: MemoryStorage, hostId: string): Promise<Remote> {

@@ -4,7 +4,7 @@
  * for live previews.
  */
 import type { Event } from '../../protocol/index.js';
-import type { Subscription } from '../runtime/index.js';
+import { eventJson, type Subscription } from '../runtime/index.js';
 import type { ChannelSender } from './channel-sender.js';
 import { newServerId } from './server-ids.js';
 
@@ -23,20 +23,10 @@ interface OpenSubscription {
   lastSeq: number;
 }
 
-// Every connection receives the same event objects from a commit: encode each once, and
-// build each connection's `events` frame from the encoded events.
-const eventJson = new WeakMap<Event, string>();
-
-function encodeEvent(event: Event): string {
-  let json = eventJson.get(event);
-  if (json === undefined) {
-    json = JSON.stringify(event);
-    eventJson.set(event, json);
-  }
-  return json;
-}
-
-/** `JSON.stringify({ t: 'events', sub, events })`, from events encoded once. */
+/**
+ * `JSON.stringify({ t: 'events', sub, events })`, from each event's text, encoded once for
+ * every connection (kept by the store: host/store/event-json.ts).
+ */
 function eventsFrameJson(sub: string, events: readonly string[]): string {
   return `{"t":"events","sub":${JSON.stringify(sub)},"events":[${events.join(',')}]}`;
 }
@@ -101,7 +91,7 @@ export class ChannelSubscriptions {
       return true;
     };
     for (const event of events) {
-      const json = encodeEvent(event);
+      const json = eventJson(event);
       if (bytes + json.length > EVENTS_FRAME_BYTES && !flush()) return;
       batch.push(json);
       lastSeq = event.seq;

@@ -2,9 +2,10 @@
  * The append-only event log. Seq is assigned by SQLite inside the committing transaction.
  */
 import type { Statement } from 'better-sqlite3';
-import { parseWith, Event, type NewEvent } from '../../protocol/index.js';
+import { parseWith, Event, type NewEvent, quickSafeParse } from '../../protocol/index.js';
 import type { Redactor } from '../log/index.js';
 import { cachedPrepare, type Db } from './database.js';
+import { keepEventJson } from './event-json.js';
 import { maskedJson } from './masked-json.js';
 
 interface EventRow {
@@ -24,22 +25,28 @@ function eventId(seq: number): string {
   return `evt_${seq}`;
 }
 
+/**
+ * A stored row as an event, validated as every row read back is (rows of older versions
+ * included). One the quick check accepts is exactly its stored text, which is kept for
+ * its frames; anything else is zod's answer, or its error.
+ */
 function toEvent(row: EventRow): Event {
-  return parseWith(
-    Event,
-    {
-      v: 1,
-      seq: row.seq,
-      id: eventId(row.seq),
-      type: row.type,
-      at: row.at,
-      sessionId: row.session_id,
-      runId: row.run_id,
-      toolCallId: row.tool_call_id,
-      payload: JSON.parse(row.payload_json) as unknown,
-    },
-    `stored event ${row.seq}`,
-  ) as Event;
+  const candidate = {
+    v: 1,
+    seq: row.seq,
+    id: eventId(row.seq),
+    type: row.type,
+    at: row.at,
+    sessionId: row.session_id,
+    runId: row.run_id,
+    toolCallId: row.tool_call_id,
+    payload: JSON.parse(row.payload_json) as unknown,
+  };
+  const quick = quickSafeParse(Event, candidate);
+  if (quick.success && quick.data === candidate) {
+    return keepEventJson(candidate as Event, row.payload_json);
+  }
+  return parseWith(Event, candidate, `stored event ${row.seq}`) as Event;
 }
 
 export class EventLog {
@@ -75,7 +82,7 @@ export class EventLog {
       payload.json,
     );
     const seq = Number(info.lastInsertRowid);
-    return {
+    const stored = {
       v: 1,
       seq,
       id: eventId(seq),
@@ -86,6 +93,7 @@ export class EventLog {
       toolCallId: event.toolCallId ?? null,
       payload: payload.value,
     } as Event;
+    return keepEventJson(stored, payload.json);
   }
 
   /** The highest committed seq, 0 when the log is empty. */

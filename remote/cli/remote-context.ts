@@ -4,7 +4,7 @@
  */
 import { isAbsolute, join, resolve } from 'node:path';
 import { nativeChannelCrypto } from '../../pairing/node/index.js';
-import { TetherClient, type WebSocketFactory } from '../client/index.js';
+import { loadQuickEventCheck, TetherClient, type WebSocketFactory } from '../client/index.js';
 import { FileStorage } from '../client/node/index.js';
 
 /** The CLI's side of a remote command; tests pass their own. */
@@ -49,6 +49,7 @@ export function statePath(ctx: RemoteContext, flag: string | undefined): string 
 
 /** A client keeping its identity, hosts and outboxes in the state file (0600). */
 export function openClient(ctx: RemoteContext, stateFlag: string | undefined): TetherClient {
+  void loadQuickEventCheck();
   return new TetherClient({
     storage: new FileStorage(statePath(ctx, stateFlag)),
     socketFactory: ctx.socketFactory,

@@ -17,6 +17,7 @@ import {
   TetherError,
 } from '../../protocol/index.js';
 import type { FrameCipher } from '../../pairing/index.js';
+import { parseEvent } from './event-parser.js';
 import type { IncomingFrame, SocketEnd } from './frame-socket.js';
 import { Keepalive, type KeepaliveSettings } from './keepalive.js';
 import type { OpenedChannel } from './open-channel.js';
@@ -47,11 +48,13 @@ export interface ChannelHandlers {
   end(end: SocketEnd): void;
 }
 
+// Each event is checked once, in `events`: its own schema, else only its seq.
 const EventsEnvelope = z.looseObject({
   t: z.literal('events'),
   sub: z.string(),
-  events: z.array(z.looseObject({ seq: Seq })).check(z.minLength(1)),
+  events: z.array(z.unknown()).check(z.minLength(1)),
 });
+const SeqOnly = z.looseObject({ seq: Seq });
 const ResponseId = z.looseObject({ t: z.literal('res'), id: z.string() });
 
 /** One open, encrypted connection; it ends with its socket and is never reopened. */
@@ -172,17 +175,36 @@ export class Channel {
     }
   }
 
+  /**
+   * An event that fails its schema is skipped with a warning, its seq still counted; a
+   * frame with an event that has no valid seq at all is invalid as a whole.
+   */
   private events(message: z.infer<typeof EventsEnvelope>): void {
     const events: Event[] = [];
+    const skipped: { seq: number; error: z.core.$ZodError }[] = [];
+    let lastSeq = -1;
     for (const raw of message.events) {
-      const parsed = Event.safeParse(raw);
-      if (parsed.success) events.push(parsed.data as Event);
-      else {
-        const what = `event seq ${raw.seq} failed its schema (skipped)`;
-        this.handlers.invalid(new TetherError('protocol_error', what, { cause: parsed.error }));
+      const parsed = parseEvent(raw);
+      if (parsed.success) {
+        events.push(parsed.data as Event);
+        lastSeq = Math.max(lastSeq, parsed.data.seq);
+        continue;
       }
+      const seq = SeqOnly.safeParse(raw);
+      if (!seq.success) {
+        const error = new TetherError('protocol_error', 'host sent an invalid message', {
+          cause: seq.error,
+        });
+        this.handlers.invalid(error);
+        return;
+      }
+      skipped.push({ seq: seq.data.seq, error: parsed.error });
+      lastSeq = Math.max(lastSeq, seq.data.seq);
     }
-    const lastSeq = Math.max(...message.events.map((event) => event.seq));
+    for (const { seq, error } of skipped) {
+      const what = `event seq ${seq} failed its schema (skipped)`;
+      this.handlers.invalid(new TetherError('protocol_error', what, { cause: error }));
+    }
     this.handlers.push({ t: 'events', sub: message.sub, events, lastSeq });
   }
 

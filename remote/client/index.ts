@@ -7,6 +7,7 @@
  */
 export { TetherClient, type PairedHostSummary, type PairResult } from './tether-client.js';
 export { HostConnection } from './host-connection.js';
+export { loadQuickEventCheck } from './event-parser.js';
 export {
   type ConnectionEvent,
   type ConnectionStatus,

@@ -4,6 +4,7 @@
  */
 import './zod-jitless.js';
 import { render } from 'preact';
+import { loadQuickEventCheck } from '#client';
 import { browserWebSocketFactory, IndexedDbStorage } from '#client/browser';
 import { App } from './app.js';
 import { openMessageHash } from './logic/push-notification.js';
@@ -77,6 +78,8 @@ async function boot(root: HTMLElement): Promise<void> {
     });
     render(<App model={model} initialLink={initialLink} takePairLink={takePairLink} />, root);
     await model.start();
+    // Checking events faster is not needed to paint the first screen: its chunk comes after.
+    whenIdle(() => void loadQuickEventCheck());
   } catch (error) {
     render(
       <main class="screen">
@@ -87,6 +90,12 @@ async function boot(root: HTMLElement): Promise<void> {
       root,
     );
   }
+}
+
+/** Runs `task` once the page is idle (Safari has no requestIdleCallback: a second later). */
+function whenIdle(task: () => void): void {
+  if ('requestIdleCallback' in window) requestIdleCallback(task, { timeout: 2000 });
+  else setTimeout(task, 1000);
 }
 
 const root = document.getElementById('app');
