@@ -4,8 +4,8 @@
  * Answers and pushes are delivered synchronously, in the order their frames arrived.
  */
 import { z } from 'zod/mini';
+import type { Event } from '../../protocol/index.js';
 import {
-  Event,
   HostMessage,
   isErrorCode,
   type LaggedMessage,
