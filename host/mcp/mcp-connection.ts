@@ -3,23 +3,19 @@
  * group (restarted with backoff and jitter after it exits) or a streamable HTTP endpoint
  * (reconnected the same way); its tools listed, capped, and listed again on
  * `notifications/tools/list_changed`; calls sent with a timeout and an outcome for each.
+ * The SDK itself is loaded on the first connect (./mcp-sdk.ts).
  */
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import {
-  ErrorCode,
-  McpError,
-  ToolListChangedNotificationSchema,
-  type CallToolResult,
-  type Tool,
-} from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { McpServerInfo } from '../../protocol/index.js';
 import type { Logger } from '../log/index.js';
 import type { ToolContext, ToolResult } from '../tools/index.js';
-import { GroupStdioTransport } from './group-stdio-transport.js';
-import { mcpToolOf, resultOf, type McpTool } from './mcp-tool.js';
+import type * as McpSdk from './mcp-sdk.js';
+import type { McpTool } from './mcp-tool.js';
 import type { McpServerSpec, McpServerState, ServerGroupRecord } from './types.js';
+
+type Sdk = typeof McpSdk;
 
 /** Bounds of one connection; tests pass short ones. */
 export interface ConnectionLimits {
@@ -63,6 +59,8 @@ export class McpConnection {
   private lastError: string | undefined;
   private tools = new Map<string, McpTool>();
   private client: Client | null = null;
+  /** Set by the first connect; a connected client implies it. */
+  private sdk: Sdk | null = null;
   private transport: Transport | null = null;
   private tries = 0;
   private connectedAt = 0;
@@ -121,12 +119,24 @@ export class McpConnection {
 
   private async connect(): Promise<void> {
     this.setState(this.tries === 0 ? 'connecting' : 'restarting');
-    const transport = this.makeTransport();
+    let sdk: Sdk;
+    try {
+      sdk = await import('./mcp-sdk.js');
+    } catch (error) {
+      this.lost(`cannot load the MCP SDK: ${messageOf(error)}`);
+      return;
+    }
+    if (this.stopped) return;
+    this.sdk = sdk;
+    const transport = this.makeTransport(sdk);
     this.transport = transport;
-    const client = new Client({ name: 'tether', version: this.deps.version }, { capabilities: {} });
+    const client = new sdk.Client(
+      { name: 'tether', version: this.deps.version },
+      { capabilities: {} },
+    );
     client.onerror = (error) => this.log.debug('mcp connection error', { error: error.message });
-    client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
-      if (this.client === client) void this.refreshTools(client);
+    client.setNotificationHandler(sdk.ToolListChangedNotificationSchema, () => {
+      if (this.client === client) void this.refreshTools(client, sdk);
     });
     // Set after connect() installs its own: ours runs once the transport has closed.
     const closed = () => {
@@ -146,7 +156,7 @@ export class McpConnection {
         return;
       }
       this.client = client;
-      await this.refreshTools(client);
+      await this.refreshTools(client, sdk);
       this.connectedAt = Date.now();
       this.setState('connected');
       this.log.info('mcp server connected', { tools: this.tools.size });
@@ -159,15 +169,15 @@ export class McpConnection {
     }
   }
 
-  private makeTransport(): Transport {
+  private makeTransport(sdk: Sdk): Transport {
     const { spec } = this;
     if (spec.transport === 'http') {
-      return new StreamableHTTPClientTransport(new URL(spec.url), {
+      return new sdk.StreamableHTTPClientTransport(new URL(spec.url), {
         requestInit: { headers: { ...spec.headers } },
       });
     }
     const { groups } = this.deps;
-    return new GroupStdioTransport({
+    return new sdk.GroupStdioTransport({
       command: spec.command,
       args: spec.args,
       env: spec.env,
@@ -204,7 +214,7 @@ export class McpConnection {
     this.restartTimer.unref();
   }
 
-  private async refreshTools(client: Client): Promise<void> {
+  private async refreshTools(client: Client, sdk: Sdk): Promise<void> {
     const listed: Tool[] = [];
     let cursor: string | undefined;
     for (let page = 0; page < LIST_PAGES_MAX; page++) {
@@ -222,7 +232,7 @@ export class McpConnection {
         );
         break;
       }
-      const made = mcpToolOf(this.spec.name, entry, (tool, input, ctx) =>
+      const made = sdk.mcpToolOf(this.spec.name, entry, (tool, input, ctx) =>
         this.call(tool, input, ctx),
       );
       if (made.ok && !tools.has(made.tool.definition.name)) {
@@ -239,8 +249,8 @@ export class McpConnection {
 
   /** Sends one call; its outcome is unknown when the server dies or does not answer in time. */
   private async call(tool: string, input: unknown, ctx: ToolContext): Promise<ToolResult> {
-    const client = this.client;
-    if (client === null || this.state !== 'connected') {
+    const { client, sdk } = this;
+    if (client === null || sdk === null || this.state !== 'connected') {
       const message = `the MCP server ${this.spec.name} is not connected (${this.state}${this.lastError === undefined ? '' : `: ${this.lastError}`}); ${tool} was not called`;
       return {
         status: 'failed',
@@ -262,14 +272,14 @@ export class McpConnection {
         { signal: own.signal, timeout: this.spec.callTimeoutMs },
       )) as CallToolResult;
     } catch (error) {
-      return this.unanswered(tool, error, ctx.signal);
+      return this.unanswered(tool, error, ctx.signal, sdk);
     } finally {
       ctx.signal.removeEventListener('abort', abort);
     }
-    return resultOf(this.spec.name, tool, answer);
+    return sdk.resultOf(this.spec.name, tool, answer);
   }
 
-  private unanswered(tool: string, error: unknown, signal: AbortSignal): ToolResult {
+  private unanswered(tool: string, error: unknown, signal: AbortSignal, sdk: Sdk): ToolResult {
     const server = this.spec.name;
     if (signal.aborted) {
       const message = `the run was stopped while ${tool} of MCP server ${server} was running; it may or may not have taken effect`;
@@ -280,9 +290,9 @@ export class McpConnection {
         error: { code: 'cancelled', message },
       };
     }
-    const code: number | null = error instanceof McpError ? error.code : null;
-    const timedOut = code === Number(ErrorCode.RequestTimeout);
-    if (code !== null && code !== Number(ErrorCode.ConnectionClosed) && !timedOut) {
+    const code: number | null = error instanceof sdk.McpError ? error.code : null;
+    const timedOut = code === Number(sdk.ErrorCode.RequestTimeout);
+    if (code !== null && code !== Number(sdk.ErrorCode.ConnectionClosed) && !timedOut) {
       // The server answered with a JSON-RPC error: it handled the call and refused it.
       const message = `${tool} of MCP server ${server} failed: ${messageOf(error)}`;
       return {

@@ -12,7 +12,7 @@ import {
   McpConnection,
   type ConnectionLimits,
 } from './mcp-connection.js';
-import { parseMcpToolName } from './mcp-tool.js';
+import { parseMcpToolName } from './mcp-tool-name.js';
 import type { McpServerSpec, ServerGroupRecord } from './types.js';
 
 export interface McpServersOptions {

@@ -8,6 +8,7 @@ import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { ToolContext, ToolDefinition, ToolResult } from '../tools/index.js';
+import { mcpToolName } from './mcp-tool-name.js';
 
 /** OpenAI's limit for a function name, and its alphabet. */
 const MODEL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
@@ -15,18 +16,6 @@ const DESCRIPTION_MAX = 1024;
 const SCHEMA_MAX_CHARS = 32 * 1024;
 /** Structured content kept in the call's result record (the output file has all of it). */
 const STRUCTURED_DATA_MAX_CHARS = 8 * 1024;
-
-/** `mcp__<server>__<tool>`: how the model, policy, approvals and digests name the tool. */
-function mcpToolName(server: string, tool: string): string {
-  return `mcp__${server}__${tool}`;
-}
-
-/** The server and the tool in `mcp__<server>__<tool>`; null for any other name. */
-export function parseMcpToolName(name: string): { server: string; tool: string } | null {
-  const match = /^mcp__([A-Za-z0-9-]+)__(.+)$/.exec(name);
-  if (match === null) return null;
-  return { server: match[1] ?? '', tool: match[2] ?? '' };
-}
 
 /** What the host knows of one listed tool. */
 export interface McpTool {
