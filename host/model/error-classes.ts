@@ -1,8 +1,8 @@
 /**
- * Turns what went wrong with a model request (an SDK error, a finish reason, a watchdog)
- * into a ModelFailure: its class, a message for people, and whether a retry may help.
+ * Turns what went wrong with a model request (a provider's error, a finish reason, a
+ * watchdog) into a ModelFailure: its class, a message for people, and whether a retry may
+ * help. The SDK's own error classes are read in openai-sdk.ts.
  */
-import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
 import type { Redactor } from '../log/index.js';
 import type { ModelErrorClass, ModelFailure } from './types.js';
 
@@ -68,33 +68,6 @@ export function badResponse(problem: string, chunk: unknown): ModelFailure {
   return modelFailure('bad_response', `malformed stream chunk (${problem}): ${quoted}`);
 }
 
-/**
- * Classifies an error thrown by the SDK while sending a request or reading its stream.
- * Errors that are not the SDK's come from the socket under a started stream (undici's
- * "terminated") and are network failures.
- */
-export function classifyError(error: unknown): ModelFailure {
-  if (error instanceof APIUserAbortError) return modelFailure('aborted', 'request aborted');
-  if (error instanceof APIConnectionTimeoutError) return modelFailure('timeout', error.message);
-  if (error instanceof APIConnectionError) {
-    return modelFailure('network', describeCause(error.message, error.cause));
-  }
-  if (error instanceof APIError) {
-    const status = typeof error.status === 'number' ? error.status : undefined;
-    return classifyApiError({
-      status,
-      code: error.code,
-      type: typeof error.type === 'string' ? error.type : '',
-      message: error.message,
-    });
-  }
-  if (error instanceof SyntaxError) {
-    // The SDK's JSON.parse names the text it could not read.
-    return modelFailure('bad_response', `unparseable stream chunk: ${error.message}`);
-  }
-  return modelFailure('network', describeCause('stream interrupted', error));
-}
-
 /** What a provider's error says: its HTTP status (none inside a stream), code, type, words. */
 interface ProviderError {
   status: number | undefined;
@@ -141,12 +114,6 @@ export function classifyApiError({ status, code, type, message }: ProviderError)
 export function withoutSecrets(failure: ModelFailure, secrets: Redactor): ModelFailure {
   const message = secrets.foreignText(failure.message);
   return message === failure.message ? failure : { ...failure, message };
-}
-
-function describeCause(message: string, cause: unknown): string {
-  if (!(cause instanceof Error)) return message;
-  const inner = cause.cause instanceof Error ? `: ${cause.cause.message}` : '';
-  return `${message} (${cause.message}${inner})`;
 }
 
 /**

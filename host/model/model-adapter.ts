@@ -4,20 +4,14 @@
  * as a `retry` event. The SDK's own retries are off; its stream helpers are not used
  * (they keep only the last fragment of fields they do not know, such as reasoning_content).
  */
-import OpenAI, { APIError } from 'openai';
+import type OpenAI from 'openai';
 import { Redactor } from '../log/index.js';
 import type { ChatRequestBody } from './provider-rules.js';
 import { chatChunkSchema, streamErrorSchema } from './chat-chunk.js';
-import {
-  badResponse,
-  classifyApiError,
-  classifyError,
-  modelFailure,
-  withoutSecrets,
-} from './error-classes.js';
+import { badResponse, classifyApiError, modelFailure, withoutSecrets } from './error-classes.js';
+import type * as OpenAISdk from './openai-sdk.js';
 import { buildChatRequest, detectProvider } from './provider-rules.js';
-import { dialectFetch } from './provider-wire.js';
-import { retryAfterMs, retryDelayMs, retryInfoDelayMs, waitForRetry } from './retry-policy.js';
+import { retryDelayMs, waitForRetry } from './retry-policy.js';
 import type { AttemptResult } from './stream-assembler.js';
 import { StreamAssembler } from './stream-assembler.js';
 import type { ModelAdapter, ModelAdapterConfig, ModelStreamEvent } from './types.js';
@@ -32,6 +26,12 @@ const DEFAULTS = {
 
 type Settings = typeof DEFAULTS;
 
+/** The SDK (./openai-sdk.ts, loaded by the first request) and the endpoint's client. */
+interface LoadedClient {
+  sdk: typeof OpenAISdk;
+  client: OpenAI;
+}
+
 /** An attempt's result, with the wait its failure asked for (Retry-After). */
 type AttemptOutcome = AttemptResult & { retryAfterMs?: number };
 
@@ -45,23 +45,13 @@ export function createModelAdapter(config: ModelAdapterConfig): ModelAdapter {
     firstTokenTimeoutMs: config.firstTokenTimeoutMs ?? DEFAULTS.firstTokenTimeoutMs,
     idleTimeoutMs: config.idleTimeoutMs ?? DEFAULTS.idleTimeoutMs,
   };
-  const client = new OpenAI({
-    baseURL: config.baseUrl,
-    // The SDK insists on a key; without one the Authorization header is removed below.
-    apiKey: config.apiKey ?? 'none',
-    // Explicit nulls keep the SDK from reading OPENAI_* variables meant for someone else.
-    organization: null,
-    project: null,
-    adminAPIKey: null,
-    maxRetries: 0,
-    // Failures are data here; the SDK would otherwise print raw stream chunks to the console.
-    logLevel: 'off',
-    // The watchdog below owns timeouts; the SDK's timer (until headers) gets the same bound.
-    timeout: settings.firstTokenTimeoutMs,
-    // Error bodies and stream errors in other providers' shapes, read as OpenAI's.
-    fetch: dialectFetch(),
-    ...(config.apiKey === undefined && { defaultHeaders: { Authorization: null } }),
-  });
+  let loaded: Promise<LoadedClient> | undefined;
+  const loadClient = () =>
+    (loaded ??= import('./openai-sdk.js').then((sdk) => ({
+      sdk,
+      // The watchdog below owns timeouts; the SDK's timer (until headers) gets the same bound.
+      client: sdk.openAIClient(config, settings.firstTokenTimeoutMs),
+    })));
   const extraBody = config.extraBody ?? {};
   const secrets = config.secrets ?? new Redactor();
   if (config.apiKey !== undefined) secrets.register(config.apiKey);
@@ -69,7 +59,7 @@ export function createModelAdapter(config: ModelAdapterConfig): ModelAdapter {
     provider,
     stream: (request, signal) =>
       streamWithRetries(
-        client,
+        loadClient,
         buildChatRequest(provider, request, extraBody),
         { ...settings, secrets },
         signal,
@@ -78,17 +68,18 @@ export function createModelAdapter(config: ModelAdapterConfig): ModelAdapter {
 }
 
 async function* streamWithRetries(
-  client: OpenAI,
+  loadClient: () => Promise<LoadedClient>,
   body: ChatRequestBody,
   settings: Settings & { secrets: Redactor },
   signal: AbortSignal,
 ): AsyncGenerator<ModelStreamEvent> {
+  const loadedClient = await loadClient();
   for (let attempt = 1; ; attempt++) {
     if (signal.aborted) {
       yield { type: 'failed', error: modelFailure('aborted', 'request aborted') };
       return;
     }
-    const outcome = yield* streamAttempt(client, body, settings, signal);
+    const outcome = yield* streamAttempt(loadedClient, body, settings, signal);
     if (outcome.type === 'completed') {
       yield { type: 'completed', message: outcome.message };
       return;
@@ -133,7 +124,7 @@ type StopReason = 'aborted' | 'timeout';
  * server is awaited, never while the consumer holds an event.
  */
 async function* streamAttempt(
-  client: OpenAI,
+  { sdk, client }: LoadedClient,
   body: ChatRequestBody,
   settings: Settings,
   signal: AbortSignal,
@@ -169,14 +160,14 @@ async function* streamAttempt(
       const stream = await client.chat.completions.create(body, { signal: controller.signal });
       iterator = stream[Symbol.asyncIterator]();
     } catch (error) {
-      return stopReason ? stopped() : failedWith(error);
+      return stopReason ? stopped() : failedWith(error, sdk);
     }
     for (;;) {
       let next: IteratorResult<unknown>;
       try {
         next = await iterator.next();
       } catch (error) {
-        return stopReason ? stopped() : failedWith(error);
+        return stopReason ? stopped() : failedWith(error, sdk);
       }
       clearTimeout(timer);
       if (stopReason) return stopped();
@@ -205,13 +196,11 @@ async function* streamAttempt(
   }
 }
 
-function failedWith(error: unknown): AttemptOutcome {
-  const failure = classifyError(error);
-  const headers =
-    error instanceof APIError && error.headers instanceof Headers ? error.headers : undefined;
-  // Gemini says how long to wait in its body (google.rpc.RetryInfo), not in a header.
-  const wait =
-    retryAfterMs(headers) ??
-    (error instanceof APIError ? retryInfoDelayMs(error.error) : undefined);
-  return { type: 'failed', error: failure, ...(wait !== undefined && { retryAfterMs: wait }) };
+function failedWith(error: unknown, sdk: typeof OpenAISdk): AttemptOutcome {
+  const wait = sdk.requestedWaitMs(error);
+  return {
+    type: 'failed',
+    error: sdk.classifyError(error),
+    ...(wait !== undefined && { retryAfterMs: wait }),
+  };
 }

@@ -4,11 +4,9 @@
  * Gemini's ids prefixed `models/`). A failure is data, classified and masked like a chat
  * request's.
  */
-import OpenAI from 'openai';
 import { z } from 'zod';
 import { Redactor } from '../log/index.js';
-import { classifyError, withoutSecrets } from './error-classes.js';
-import { dialectFetch } from './provider-wire.js';
+import { withoutSecrets } from './error-classes.js';
 import type { ModelFailure } from './types.js';
 
 /** One model an endpoint offers. */
@@ -30,18 +28,8 @@ export async function listModels(
 ): Promise<ModelListResult> {
   const secrets = endpoint.secrets ?? new Redactor();
   if (endpoint.apiKey !== undefined) secrets.register(endpoint.apiKey);
-  const client = new OpenAI({
-    baseURL: endpoint.baseUrl,
-    apiKey: endpoint.apiKey ?? 'none',
-    organization: null,
-    project: null,
-    adminAPIKey: null,
-    maxRetries: 0,
-    logLevel: 'off',
-    timeout: 30_000,
-    fetch: dialectFetch(),
-    ...(endpoint.apiKey === undefined && { defaultHeaders: { Authorization: null } }),
-  });
+  const sdk = await import('./openai-sdk.js');
+  const client = sdk.openAIClient(endpoint, 30_000);
   try {
     const models: OfferedModel[] = [];
     for await (const entry of client.models.list({ signal })) {
@@ -52,6 +40,6 @@ export async function listModels(
     }
     return { type: 'listed', models };
   } catch (error) {
-    return { type: 'failed', error: withoutSecrets(classifyError(error), secrets) };
+    return { type: 'failed', error: withoutSecrets(sdk.classifyError(error), secrets) };
   }
 }
