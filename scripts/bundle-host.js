@@ -27,5 +27,7 @@ await build({
     entryFileNames: 'main.bundle.js',
     chunkFileNames: 'bundle-[name]-[hash].js',
     sourcemap: true,
+    charset: 'ascii',
+    comments: { legal: true, annotation: false, jsdoc: false },
   },
 });
