@@ -6,6 +6,7 @@
 import type { Event } from '../../protocol/index.js';
 import { eventJson, type Subscription } from '../runtime/index.js';
 import type { ChannelSender } from './channel-sender.js';
+import { eventsFrameJson } from './events-frame.js';
 import { newServerId } from './server-ids.js';
 
 /** Events per `events` frame are packed up to about this many bytes of JSON. */
@@ -21,14 +22,6 @@ interface OpenSubscription {
   subscription: Subscription;
   scope: SubscriptionScope;
   lastSeq: number;
-}
-
-/**
- * `JSON.stringify({ t: 'events', sub, events })`, from each event's text, encoded once for
- * every connection (kept by the store: host/store/event-json.ts).
- */
-function eventsFrameJson(sub: string, events: readonly string[]): string {
-  return `{"t":"events","sub":${JSON.stringify(sub)},"events":[${events.join(',')}]}`;
 }
 
 /** The subscriptions one open channel holds, each under its `sub` id. */
@@ -74,7 +67,7 @@ export class ChannelSubscriptions {
   private deliver(sub: string, events: Event[]): void {
     const state = this.open.get(sub);
     if (state === undefined || !this.sender.isOpen) return;
-    let batch: string[] = [];
+    let batch: Event[] = [];
     let lastSeq = state.lastSeq;
     let bytes = 0;
     const flush = (): boolean => {
@@ -93,7 +86,7 @@ export class ChannelSubscriptions {
     for (const event of events) {
       const json = eventJson(event);
       if (bytes + json.length > EVENTS_FRAME_BYTES && !flush()) return;
-      batch.push(json);
+      batch.push(event);
       lastSeq = event.seq;
       bytes += json.length;
     }

@@ -8,15 +8,20 @@ import { cachedPrepare, type Db } from './database.js';
 import { keepEventJson } from './event-json.js';
 import { maskedJson } from './masked-json.js';
 
-interface EventRow {
-  seq: number;
-  type: string;
-  at: number;
-  session_id: string | null;
-  run_id: string | null;
-  tool_call_id: string | null;
-  payload_json: string;
-}
+/**
+ * A row as `.raw()` reads it, in {@link COLUMNS} order: an array, not an object per row
+ * (a replay reads thousands).
+ */
+type EventRow = [
+  seq: number,
+  type: string,
+  at: number,
+  sessionId: string | null,
+  runId: string | null,
+  toolCallId: string | null,
+  payloadJson: string,
+];
+const COLUMNS = 'seq, type, at, session_id, run_id, tool_call_id, payload_json';
 
 /** Which events a reader wants: all, one session's, or one run's. */
 export type EventScope = { sessionId: string } | { runId: string } | Record<string, never>;
@@ -30,23 +35,22 @@ function eventId(seq: number): string {
  * included). One the quick check accepts is exactly its stored text, which is kept for
  * its frames; anything else is zod's answer, or its error.
  */
-function toEvent(row: EventRow): Event {
+function toEvent([seq, type, at, sessionId, runId, toolCallId, payloadJson]: EventRow): Event {
   const candidate = {
     v: 1,
-    seq: row.seq,
-    id: eventId(row.seq),
-    type: row.type,
-    at: row.at,
-    sessionId: row.session_id,
-    runId: row.run_id,
-    toolCallId: row.tool_call_id,
-    payload: JSON.parse(row.payload_json) as unknown,
+    seq,
+    id: eventId(seq),
+    type,
+    at,
+    sessionId,
+    runId,
+    toolCallId,
+    payload: JSON.parse(payloadJson) as unknown,
   };
   const quick = quickSafeParse(Event, candidate);
-  if (quick.success && quick.data === candidate) {
-    return keepEventJson(candidate as Event, row.payload_json);
-  }
-  return parseWith(Event, candidate, `stored event ${row.seq}`) as Event;
+  if (quick.success && quick.data === candidate)
+    return keepEventJson(candidate as Event, payloadJson);
+  return parseWith(Event, candidate, `stored event ${seq}`) as Event;
 }
 
 export class EventLog {
@@ -114,17 +118,20 @@ export class EventLog {
     let rows: EventRow[];
     if ('runId' in scope) {
       rows = this.prepare(
-        'SELECT * FROM events WHERE run_id = ? AND seq > ? ORDER BY seq LIMIT ?',
-      ).all(scope.runId, afterSeq, limit) as EventRow[];
+        `SELECT ${COLUMNS} FROM events WHERE run_id = ? AND seq > ? ORDER BY seq LIMIT ?`,
+      )
+        .raw()
+        .all(scope.runId, afterSeq, limit) as EventRow[];
     } else if ('sessionId' in scope) {
       rows = this.prepare(
-        'SELECT * FROM events WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?',
-      ).all(scope.sessionId, afterSeq, limit) as EventRow[];
+        `SELECT ${COLUMNS} FROM events WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?`,
+      )
+        .raw()
+        .all(scope.sessionId, afterSeq, limit) as EventRow[];
     } else {
-      rows = this.prepare('SELECT * FROM events WHERE seq > ? ORDER BY seq LIMIT ?').all(
-        afterSeq,
-        limit,
-      ) as EventRow[];
+      rows = this.prepare(`SELECT ${COLUMNS} FROM events WHERE seq > ? ORDER BY seq LIMIT ?`)
+        .raw()
+        .all(afterSeq, limit) as EventRow[];
     }
     return rows.map(toEvent);
   }
