@@ -17,7 +17,7 @@ import {
   TetherError,
 } from '../../protocol/index.js';
 import type { FrameCipher } from '../../pairing/index.js';
-import { parseEvent } from './event-parser.js';
+import { parseEvent, quickParse } from './event-parser.js';
 import type { IncomingFrame, SocketEnd } from './frame-socket.js';
 import { Keepalive, type KeepaliveSettings } from './keepalive.js';
 import type { OpenedChannel } from './open-channel.js';
@@ -143,7 +143,7 @@ export class Channel {
       this.close(4400, 'frame failed to open', TetherError.from(error));
       return;
     }
-    const events = EventsEnvelope.safeParse(value);
+    const events = quickParse(EventsEnvelope, value);
     if (events.success) {
       this.events(events.data);
       return;
