@@ -5,11 +5,10 @@
  */
 import { randomBytes } from 'node:crypto';
 import { homedir } from 'node:os';
-import type { IncomingMessage } from 'node:http';
+import { createServer as createHttpServer, type IncomingMessage, type Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { serve, type ServerType } from '@hono/node-server';
 import {
   ConfigError,
   ensureDataDir,
@@ -53,6 +52,7 @@ import {
   defaultAppDir,
   DownloadLinks,
   guardConnections,
+  httpRequestListener,
   httpServerOptions,
   removeAdminFile,
   writeAdminFile,
@@ -106,7 +106,7 @@ function runtimeModel(config: HostConfig, secrets: Redactor): RuntimeModel | nul
   return { adapter, name: settings.model, available: [settings.model] };
 }
 
-function listen(server: ServerType): Promise<AddressInfo> {
+function listen(server: Server): Promise<AddressInfo> {
   return new Promise((resolve, reject) => {
     const address = server.address();
     if (address !== null && typeof address === 'object') return resolve(address);
@@ -355,18 +355,18 @@ async function startLocked(
     ...(tls === null ? {} : { localCa: { pem: tls.caPem, mobileconfig: tls.mobileconfig } }),
   });
   const httpLimits: HttpLimits = { ...DEFAULT_HTTP_LIMITS, ...options.httpLimits };
-  const server = serve({
-    fetch: app.fetch,
-    port: config.port,
+  const onRequest = httpRequestListener(app.fetch, {
     hostname: config.bind,
-    serverOptions: httpServerOptions(httpLimits),
-    ...(tls === null
-      ? {}
-      : {
-          createServer: createHttpsServer,
-          serverOptions: { ...httpServerOptions(httpLimits), key: tls.key, cert: tls.cert },
-        }),
+    log: log.child({ component: 'http' }),
   });
+  const server =
+    tls === null
+      ? createHttpServer(httpServerOptions(httpLimits), onRequest)
+      : createHttpsServer(
+          { ...httpServerOptions(httpLimits), key: tls.key, cert: tls.cert },
+          onRequest,
+        );
+  server.listen(config.port, config.bind);
   const stopGuard = guardConnections(
     server,
     httpLimits,

@@ -7,6 +7,7 @@ export { DownloadLinks } from './download-links.js';
 export { defaultAppDir } from './static-files.js';
 export { ChannelServer } from './channel-server.js';
 export { guardConnections, httpServerOptions } from './http-guard.js';
+export { httpRequestListener } from './http-listener.js';
 export { DEFAULT_HTTP_LIMITS } from './server-limits.js';
 export type { ChannelLimits, HttpLimits } from './server-limits.js';
 export { AdminFile, readAdminFile, removeAdminFile, writeAdminFile } from './admin-file.js';
