@@ -1,11 +1,14 @@
 /**
  * The host's cold start and idle memory: `node bin/tether.js start` (the built host, from
  * its bundle) as a child process on a temp data directory, timed from spawn until it prints
- * its listening line; then, with no run and no remote, its RSS after it has sat idle. Side
- * by side in the same run: the same start from the unbundled modules (dist/host/cli/main.js,
- * what bin/tether.js ran before the bundle), and `node -e ""`, Node's own start, the floor.
- * The first start creates the data directory, identity and database; the rounds after it
- * reopen them, as every later start does. Medians of the rounds.
+ * its listening line; then, with no run and no remote, its RSS after it has sat idle 3 s
+ * and 10 s (about 8 s after the start, V8's memory reducer gives back the young generation
+ * the start grew), and 3 s after it has served the app's page and /v1/health (what the
+ * first request loads stays). Side by side in the same run: the same start from the
+ * unbundled modules (dist/host/cli/main.js, what bin/tether.js ran before the bundle), and
+ * `node -e ""`, Node's own start, the floor. The first start creates the data directory,
+ * identity and database; the rounds after it reopen them, as every later start does.
+ * Medians of the rounds.
  *
  *   npm run bench:start
  */
@@ -16,14 +19,19 @@ import { join } from 'node:path';
 
 const ROUNDS = 9;
 const IDLE_MS = 3_000;
+const SETTLED_MS = 10_000;
 
 const bin = new URL('../../bin/tether.js', import.meta.url).pathname;
 const modules = new URL('../host/cli/main.js', import.meta.url).href;
 
 interface Start {
   ms: number;
-  /** RSS after {@link IDLE_MS} idle, in MB; NaN when not measured. */
-  rssMb: number;
+  /** RSS in MB after {@link IDLE_MS} idle; NaN when not measured (so are the next two). */
+  idleMb: number;
+  /** After {@link SETTLED_MS} idle. */
+  settledMb: number;
+  /** {@link IDLE_MS} after serving the app's page and /v1/health. */
+  servedMb: number;
 }
 
 /** The resident set of `pid` in MB (Linux /proc, else ps). */
@@ -38,31 +46,47 @@ function rssMb(pid: number): number {
   return NaN;
 }
 
-/** Spawns `args`, waits for `ready` on stdout, optionally idles and reads RSS, then stops it. */
-async function timeStart(args: string[], env: NodeJS.ProcessEnv, measureRss: boolean) {
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Spawns `args`, waits for its listening line, optionally idles and reads RSS, then stops it. */
+async function timeStart(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  measureRss: boolean,
+): Promise<Start> {
   const started = performance.now();
   const child = spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
   child.stderr.on('data', () => undefined);
   let output = '';
-  await new Promise<void>((resolve, reject) => {
+  const url = await new Promise<string>((resolve, reject) => {
     child.stdout.on('data', (chunk: Buffer) => {
       output += chunk.toString();
-      if (/listening on http/.test(output)) resolve();
+      const listening = /listening on (http\S+)/.exec(output)?.[1];
+      if (listening !== undefined) resolve(listening);
     });
     child.once('exit', (code) =>
       reject(new Error(`exited (${code}) before listening:\n${output}`)),
     );
   });
   const ms = performance.now() - started;
-  let rss = NaN;
+  const figures = { ms, idleMb: NaN, settledMb: NaN, servedMb: NaN };
   if (measureRss) {
-    await new Promise((resolve) => setTimeout(resolve, IDLE_MS));
-    rss = rssMb(child.pid!);
+    await sleep(IDLE_MS);
+    figures.idleMb = rssMb(child.pid!);
+    await sleep(SETTLED_MS - IDLE_MS);
+    figures.settledMb = rssMb(child.pid!);
+    for (const path of ['/', '/v1/health']) {
+      const response = await fetch(url + path);
+      if (!response.ok) throw new Error(`GET ${path}: ${response.status}`);
+      await response.arrayBuffer();
+    }
+    await sleep(IDLE_MS);
+    figures.servedMb = rssMb(child.pid!);
   }
   const exited = new Promise((resolve) => child.once('exit', resolve));
   child.kill('SIGTERM');
   await exited;
-  return { ms, rssMb: rss };
+  return figures;
 }
 
 async function timeNode(): Promise<number> {
@@ -115,11 +139,12 @@ try {
   }
   console.log(
     `host cold start, spawn → "listening on" line, median of ${ROUNDS} starts on an existing ` +
-      `data directory; idle RSS after ${IDLE_MS / 1000} s with no run and no remote ` +
-      `(median of ${Math.ceil(ROUNDS / 3)})`,
+      `data directory; RSS with no run and no remote after ${IDLE_MS / 1000} s and ` +
+      `${SETTLED_MS / 1000} s idle, then ${IDLE_MS / 1000} s after serving / and /v1/health ` +
+      `(medians of ${Math.ceil(ROUNDS / 3)})`,
   );
   console.log(
-    ['', 'first start', 'start', 'minus node', 'idle RSS']
+    ['', 'first start', 'start', 'minus node', 'RSS 3 s', 'RSS 10 s', 'served']
       .map((c, i) => (i === 0 ? c.padEnd(26) : c.padStart(12)))
       .join(' '),
   );
@@ -127,14 +152,17 @@ try {
   for (const [index, { label }] of kinds.entries()) {
     const { first, starts } = figures[index]!;
     const ms = median(starts.map((start) => start.ms));
-    const rss = median(starts.map((start) => start.rssMb).filter((mb) => !Number.isNaN(mb)));
+    const mb = (key: 'idleMb' | 'settledMb' | 'servedMb') =>
+      `${format(median(starts.map((start) => start[key]).filter((v) => !Number.isNaN(v))), 1)} MB`;
     console.log(
       [
         label.padEnd(26),
         `${format(first)} ms`.padStart(12),
         `${format(ms)} ms`.padStart(12),
         `${format(ms - node)} ms`.padStart(12),
-        `${format(rss, 1)} MB`.padStart(12),
+        mb('idleMb').padStart(12),
+        mb('settledMb').padStart(12),
+        mb('servedMb').padStart(12),
       ].join(' '),
     );
   }
