@@ -18,13 +18,22 @@ registerServiceWorker();
 // Not needed to show the first screen: chunks of their own, fetched only when they have
 // something to do. An on-screen keyboard opens when a field of a touch screen gets focus.
 if (window.visualViewport && matchMedia('(any-pointer: coarse)').matches) {
-  const followInset = () => {
+  const followInset = (event: FocusEvent) => {
+    if (!opensKeyboard(event.target)) return;
     document.removeEventListener('focusin', followInset);
     void import('./device/keyboard-inset.js').then((module) => module.followKeyboardInset());
   };
   document.addEventListener('focusin', followInset);
 }
 loadShortcutsAtFirstKey();
+
+/** A field the on-screen keyboard opens for (a button getting focus opens none). */
+function opensKeyboard(target: EventTarget | null): boolean {
+  if (target instanceof HTMLTextAreaElement) return true;
+  if (target instanceof HTMLElement && target.isContentEditable) return true;
+  const nonText = ['button', 'checkbox', 'radio', 'submit', 'reset', 'range', 'color', 'file'];
+  return target instanceof HTMLInputElement && !nonText.includes(target.type);
+}
 
 /**
  * The shortcuts arrive with the first key pressed (a phone without a keyboard never
@@ -73,13 +82,16 @@ async function boot(root: HTMLElement): Promise<void> {
     window.addEventListener('offline', () => model.networkChanged());
     window.addEventListener('pagehide', () => model.saveNow());
     document.addEventListener('visibilitychange', () => {
-      if (document.visibilityState === 'hidden') model.saveNow();
-      else model.pageShown();
+      if (document.visibilityState === 'hidden') {
+        model.saveNow();
+        return;
+      }
+      // Back in front, it resumes from its cursors: a backlog of events is on its way.
+      void loadQuickEventCheck();
+      model.pageShown();
     });
     render(<App model={model} initialLink={initialLink} takePairLink={takePairLink} />, root);
     await model.start();
-    // Checking events faster is not needed to paint the first screen: its chunk comes after.
-    whenIdle(() => void loadQuickEventCheck());
   } catch (error) {
     render(
       <main class="screen">
@@ -90,12 +102,6 @@ async function boot(root: HTMLElement): Promise<void> {
       root,
     );
   }
-}
-
-/** Runs `task` once the page is idle (Safari has no requestIdleCallback: a second later). */
-function whenIdle(task: () => void): void {
-  if ('requestIdleCallback' in window) requestIdleCallback(task, { timeout: 2000 });
-  else setTimeout(task, 1000);
 }
 
 const root = document.getElementById('app');
