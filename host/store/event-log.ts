@@ -33,7 +33,7 @@ function eventId(seq: number): string {
 /**
  * A stored row as an event, validated as every row read back is (rows of older versions
  * included). One the quick check accepts is exactly its stored text, which is kept for
- * its frames; anything else is zod's answer, or its error.
+ * its frames; one only zod accepts is zod's output (its text is made again when sent).
  */
 function toEvent([seq, type, at, sessionId, runId, toolCallId, payloadJson]: EventRow): Event {
   const candidate = {
@@ -47,10 +47,11 @@ function toEvent([seq, type, at, sessionId, runId, toolCallId, payloadJson]: Eve
     toolCallId,
     payload: JSON.parse(payloadJson) as unknown,
   };
-  const quick = quickSafeParse(Event, candidate);
-  if (quick.success && quick.data === candidate)
-    return keepEventJson(candidate as Event, payloadJson);
-  return parseWith(Event, candidate, `stored event ${seq}`) as Event;
+  const parsed = quickSafeParse(Event, candidate);
+  // Refused: parsed again for the error that names every issue (a row gone wrong, rare).
+  if (!parsed.success) return parseWith(Event, candidate, `stored event ${seq}`) as Event;
+  if (parsed.data !== candidate) return parsed.data as Event;
+  return keepEventJson(candidate as Event, payloadJson);
 }
 
 export class EventLog {
