@@ -41,10 +41,20 @@ export function parseEvent(raw: unknown): ReturnType<typeof Event.safeParse> {
   return quickParse(Event, raw);
 }
 
-/** Loads the quick check for every client of this process; once, however often called. */
+/**
+ * Loads the quick check for every client of this process; once, however often called. A
+ * load that fails (the app offline before its worker cached the chunk) changes nothing:
+ * zod goes on checking, and another {@link LOAD_AFTER_EVENTS} events try again.
+ */
 export function loadQuickEventCheck(): Promise<void> {
-  loading ??= import('../../protocol/accept-check.js').then((module) => {
-    acceptCheck = module.acceptCheck;
-  });
+  loading ??= import('../../protocol/accept-check.js').then(
+    (module) => {
+      acceptCheck = module.acceptCheck;
+    },
+    () => {
+      loading = undefined;
+      checkedByZod = 0;
+    },
+  );
   return loading;
 }
