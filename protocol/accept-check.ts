@@ -22,11 +22,17 @@ type Check = z.core.$ZodCheck;
 /** Thrown while compiling a part the check cannot reproduce; the schema gets no check. */
 class Unsupported extends Error {}
 
-const isPlainObject = (value: unknown): value is Record<string, unknown> => {
-  if (typeof value !== 'object' || value === null) return false;
-  const proto = Object.getPrototypeOf(value) as unknown;
-  return proto === Object.prototype || proto === null;
-};
+/** An object as JSON.parse makes it: zod copies any other (prototype-less ones too) onto {}. */
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && Object.getPrototypeOf(value) === Object.prototype;
+
+/** An array as JSON.parse makes it: zod copies a subclass's into a plain array. */
+const isPlainArray = (value: unknown): value is unknown[] =>
+  Array.isArray(value) && Object.getPrototypeOf(value) === Array.prototype;
+
+/** zod's default `when` of its length checks (run on non-nullish values with a length). */
+const lengthWhen = z.minLength(0)._zod.def.when;
+const { codePointLength } = z.core.util;
 
 const hasOwn = (value: object, key: string) => Object.prototype.hasOwnProperty.call(value, key);
 
@@ -50,13 +56,30 @@ function compileCheck(check: Check): Accept {
   switch (def.check) {
     case 'overwrite':
       throw new Unsupported('overwrite');
+    // zod measures a string in code points (a pair of surrogates is one), an array in items,
+    // and skips anything else its `when` refuses (null, undefined): those go to zod's check.
     case 'min_length': {
+      if (def.when !== lengthWhen) break;
       const minimum = def['minimum'] as number;
-      return (value) => (value as { length: number }).length >= minimum;
+      const other = runCheck(check);
+      return (value) => {
+        if (typeof value === 'string') {
+          const units = value.length;
+          return units >= minimum && (units >= minimum * 2 || codePointLength(value) >= minimum);
+        }
+        return Array.isArray(value) ? value.length >= minimum : other(value);
+      };
     }
     case 'max_length': {
+      if (def.when !== lengthWhen) break;
       const maximum = def['maximum'] as number;
-      return (value) => (value as { length: number }).length <= maximum;
+      const other = runCheck(check);
+      return (value) => {
+        if (typeof value === 'string') {
+          return value.length <= maximum || codePointLength(value) <= maximum;
+        }
+        return Array.isArray(value) ? value.length <= maximum : other(value);
+      };
     }
     case 'greater_than': {
       const bound = def['value'];
@@ -84,8 +107,12 @@ function compileCheck(check: Check): Accept {
       };
     }
   }
-  // Anything else (refinements among them) runs as zod runs it, on a payload of its own.
-  const when = def.when;
+  return runCheck(check);
+}
+
+/** A check run as zod runs it, on a payload of its own (refinements among them). */
+function runCheck(check: Check): Accept {
+  const when = check._zod.def.when;
   return (value) => {
     const payload = { value: value as never, issues: [] } as z.core.ParsePayload<never>;
     try {
@@ -117,6 +144,10 @@ function compileObject(shape: Record<string, Schema>, strict: boolean): Accept {
   if (keys.includes('__proto__') || Object.getOwnPropertySymbols(shape).length > 0) {
     throw new Unsupported('object key');
   }
+  // zod reads a field through the prototype (`key in input`) and copies what it finds
+  // (`constructor`, `toString`): alone the check refuses such a value, but under a union a
+  // later option would accept it while zod's output is the first option's, with the key.
+  if (keys.some((key) => key in Object.prototype)) throw new Unsupported('inherited key');
   const fields = keys.map((key) => {
     const field = shape[key]!;
     const optional = field._zod.optin === 'optional' && field._zod.optout === 'optional';
@@ -165,27 +196,40 @@ function compile(schema: Schema): Accept {
       const innerType = def['innerType'] as Schema;
       if (innerType._zod.optin === 'defaulted') throw new Unsupported('default');
       const inner = compile(innerType);
+      // exactOptional lets the key be absent but not hold undefined.
+      if (schema._zod.traits.has('$ZodExactOptional')) return withChecks(schema, inner);
       return withChecks(schema, (value) => value === undefined || inner(value));
     }
     case 'array': {
       const element = compile(def['element'] as Schema);
       return withChecks(schema, (value) => {
-        if (!Array.isArray(value)) return false;
+        if (!isPlainArray(value)) return false;
         for (let index = 0; index < value.length; index++) {
-          if (!element(value[index])) return false;
+          const item = value[index];
+          // a hole, which zod's copy fills with undefined
+          if (item === undefined && !(index in value)) return false;
+          if (!element(item)) return false;
         }
         return true;
       });
     }
     case 'object': {
-      const catchall = (def['catchall'] as Schema | undefined)?._zod.def.type;
+      const catchallDef = (def['catchall'] as Schema | undefined)?._zod.def;
+      const catchall = catchallDef?.type;
       if (catchall !== 'unknown' && catchall !== 'never') throw new Unsupported('strip object');
+      // the keys a catch-all takes are not visited, so it must be a bare z.unknown()
+      if ((catchallDef?.checks?.length ?? 0) > 0) throw new Unsupported('catchall checks');
       const shape = def['shape'] as Record<string, Schema>;
       return withChecks(schema, compileObject(shape, catchall === 'never'));
     }
     case 'record': {
       const keyType = def['keyType'] as Schema;
-      if (keyType._zod.def.type !== 'string' || (keyType._zod.def.checks?.length ?? 0) > 0) {
+      // A bare z.string(): a string format (z.email(), z.url()) is itself a check on the key.
+      if (
+        keyType._zod.def.type !== 'string' ||
+        (keyType._zod.def.checks?.length ?? 0) > 0 ||
+        keyType._zod.traits.has('$ZodCheck')
+      ) {
         throw new Unsupported('record key');
       }
       const element = compile(def['valueType'] as Schema);
@@ -215,7 +259,11 @@ function compile(schema: Schema): Accept {
       (def['options'] as Schema[]).forEach((option, index) => {
         const values = option._zod.propValues?.[discriminator];
         if (values === undefined) throw new Unsupported('discriminator');
-        for (const value of values) byValue.set(value, options[index]!);
+        for (const value of values) {
+          // zod throws on a duplicate, and maps an undefined two options claim to neither
+          if (byValue.has(value)) throw new Unsupported('ambiguous discriminator');
+          byValue.set(value, options[index]!);
+        }
       });
       return withChecks(schema, (value) => {
         if (!isPlainObject(value) || !hasOwn(value, discriminator)) return false;
