@@ -36,17 +36,27 @@ const { codePointLength } = z.core.util;
 
 const hasOwn = (value: object, key: string) => Object.prototype.hasOwnProperty.call(value, key);
 
-/** No `__proto__` key and no array hole anywhere in `value`. */
-function isClean(value: unknown): boolean {
+/**
+ * Deeper than this, {@link isClean} says no (zod gives the answer): its data is a
+ * remote's frame or a stored row, and 10,000 nested arrays (20 kB of JSON) overflowed the
+ * stack while zod, which never looks inside a z.unknown(), took the value.
+ */
+const CLEAN_DEPTH = 256;
+
+/** No `__proto__` key and no array hole anywhere in `value` (at most CLEAN_DEPTH deep). */
+function isClean(value: unknown, depth = 0): boolean {
   if (typeof value !== 'object' || value === null) return true;
+  if (depth >= CLEAN_DEPTH) return false;
   if (Array.isArray(value)) {
     for (let index = 0; index < value.length; index++) {
-      if (!(index in value) || !isClean(value[index])) return false;
+      if (!(index in value) || !isClean(value[index], depth + 1)) return false;
     }
     return true;
   }
   if (hasOwn(value, '__proto__')) return false;
-  for (const key in value) if (!isClean((value as Record<string, unknown>)[key])) return false;
+  for (const key in value) {
+    if (!isClean((value as Record<string, unknown>)[key], depth + 1)) return false;
+  }
   return true;
 }
 

@@ -138,6 +138,24 @@ describe('the accept check under attack', () => {
     expect(holds(z.record(z.string(), z.string()), bare)).toBe(true);
   });
 
+  it('does not throw on a deeply nested value under a union (a 40 kB event)', () => {
+    // isClean walks everything under a union (here preview.ruleProposal, loose keys
+    // included) recursively: 20,000 nested arrays overflowed the stack, while zod, which
+    // never looks inside a z.unknown(), accepts the event. On a remote the throw escapes
+    // the socket's message handler; on the host it makes every replay over the row throw.
+    const deep = '['.repeat(20_000) + ']'.repeat(20_000);
+    const text =
+      '{"v":1,"seq":1,"id":"evt_1","type":"tool.approval_requested","at":1,"sessionId":null,' +
+      '"runId":"run_1","toolCallId":"tc_1","payload":{"approvalId":"apr_1","name":"n",' +
+      `"input":{},"workspace":"/w","inputDigest":"sha256:${'a'.repeat(64)}","reason":"r",` +
+      '"expiresAt":1,"preview":{"kind":"path","path":"p","access":"read",' +
+      `"ruleProposal":{"offered":false,"reason":"r","x":${deep}}}}}`;
+    const value = JSON.parse(text) as unknown;
+    expect(z.safeParse(Event, value).success).toBe(true);
+    expect(() => acceptCheck(Event)!(value)).not.toThrow();
+    expect(holds(Event, value)).toBe(true);
+  });
+
   it('still takes every event sample (the fixes cost it nothing it took before)', () => {
     const accepts = acceptCheck(Event)!;
     for (const type of EVENT_TYPES) {
