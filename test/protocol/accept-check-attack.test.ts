@@ -6,9 +6,9 @@ import { isDeepStrictEqual } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod/mini';
 import { acceptCheck } from '../../protocol/accept-check.js';
-import { Event } from '../../protocol/index.js';
-import { eventSamples } from './samples.js';
-import { EVENT_TYPES } from '../../protocol/testing.js';
+import { Event, OPS } from '../../protocol/index.js';
+import { eventSamples, opSamples } from './samples.js';
+import { EVENT_TYPES, OP_NAMES } from '../../protocol/testing.js';
 
 type Schema = z.core.$ZodType;
 
@@ -282,5 +282,19 @@ describe('the accept check against zod on random JSON', () => {
     }
     expect(broken.slice(0, 3)).toEqual([]);
     expect(accepted).toBeGreaterThan(1000);
+  });
+  it("never breaks the contract over 20,000 mutated ops' args and results", () => {
+    const next = random(7);
+    const cases = OP_NAMES.flatMap((op) => [
+      [OPS[op].args, opSamples[op].args] as const,
+      [OPS[op].result, opSamples[op].result] as const,
+    ]).filter(([schema]) => acceptCheck(schema) !== undefined);
+    const broken: string[] = [];
+    for (let i = 0; i < 20_000; i++) {
+      const [schema, sample] = cases[Math.floor(next() * cases.length)]!;
+      const candidate = mutate(sample, next);
+      if (!holds(schema, candidate)) broken.push(JSON.stringify(candidate));
+    }
+    expect(broken.slice(0, 3)).toEqual([]);
   });
 });
