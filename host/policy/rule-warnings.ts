@@ -9,6 +9,8 @@ import type { PolicyConfig } from './policy-config.js';
 
 const RUNS_ITS_ARGUMENTS = 'runs the program or script its arguments name';
 const RUNS_WORKSPACE_CODE = 'runs code the workspace supplies (scripts, build files, config)';
+const WRITES_WHAT_IT_READS =
+  'writes the files an archive or patch it reads names, .git/hooks among them, which git runs';
 
 /** Programs whose arguments are code, or which run code the workspace supplies. */
 const RISKY_PROGRAMS: ReadonlyMap<string, string> = new Map([
@@ -167,6 +169,25 @@ const RISKY_PROGRAMS: ReadonlyMap<string, string> = new Map([
     'lefthook',
     'nix',
   ].map((program) => [program, RUNS_WORKSPACE_CODE] as const),
+  // Which files these write is in the data they read, a file the model can write: a member
+  // `.git/hooks/pre-commit` extracted in the workspace runs at the next `git commit`.
+  ...[
+    'tar',
+    'bsdtar',
+    'gtar',
+    'gnutar',
+    'unzip',
+    'ditto',
+    '7z',
+    '7za',
+    '7zr',
+    '7zz',
+    'unar',
+    'cpio',
+    'pax',
+    'jar',
+    'patch',
+  ].map((program) => [program, WRITES_WHAT_IT_READS] as const),
 ]);
 
 /**

@@ -2,8 +2,13 @@
  * The JSON text of each event the store hands out, kept beside the event so a frame can
  * carry it without encoding the event again: built at append from the payload text about
  * to be stored, and at read-back from the row's own payload text (the text that was just
- * parsed and validated). The text is exactly `JSON.stringify(event)` of an event built by
- * the event log: the same keys in the same order, the payload as its stored JSON.
+ * parsed and validated). For every row this host writes the text is exactly
+ * `JSON.stringify(event)`: the same keys in the same order, the payload as the JSON it
+ * stored. A row it did not write (a hand edit, a damaged file) goes out as its stored text,
+ * which parses to the event the host validated (JSON.parse keeps a duplicate key's last
+ * value, as the host's did) but may spell it differently: spaces, a duplicate key, a
+ * number such as 1e400 or -0 that JSON.stringify would write as null or 0
+ * (test/store/event-json-attack.test.ts).
  */
 import type { Event } from '../../protocol/index.js';
 

@@ -67,6 +67,17 @@ describe('no rule is offered, and none allows, a call that may run code the work
     'launchctl load x.plist',
     'clang -B src x.c',
     'zip -T -TT ls x.zip src',
+    // What these write is named inside the archive or patch: `.git/hooks/pre-commit` too.
+    'tar -xf x.tar',
+    'tar xf x.tar',
+    'tar -tf x.tar',
+    'bsdtar -xf x.tar',
+    'unzip x.zip',
+    'ditto -x -k x.zip src',
+    '7z x x.7z',
+    'cpio -i',
+    'pax -r -f x.pax',
+    'patch -i x.diff',
   ])('%s', async (command) => {
     const decision = await decide(command);
     expect(decision.decision).toBe('ask');
