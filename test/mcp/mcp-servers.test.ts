@@ -117,7 +117,11 @@ describe('a third-party MCP server (server-everything, stdio)', () => {
     });
     await connected(host, 'everything', 'mcp__everything__echo');
   });
-  afterAll(() => host.dispose());
+  // A graceful stop ends the server's process group; dispose's SIGKILL would leave it.
+  afterAll(async () => {
+    await host.host.stop();
+    await host.dispose();
+  });
 
   it('offers its tools; a call asks, is approved from a remote, and returns its text', async () => {
     const runId = await propose(host, 'mcp__everything__echo', { message: 'hello over MCP' });
@@ -212,6 +216,7 @@ describe('an MCP server written with the SDK: failures', () => {
     await connected(host, 'scripted', 'mcp__scripted__echo');
   });
   afterAll(async () => {
+    await host.host.stop();
     await host.dispose();
     calls.remove();
   });
