@@ -32,7 +32,25 @@ const isPlainArray = (value: unknown): value is unknown[] =>
 
 /** zod's default `when` of its length checks (run on non-nullish values with a length). */
 const lengthWhen = z.minLength(0)._zod.def.when;
-const { codePointLength } = z.core.util;
+
+/**
+ * A string's length as zod's length checks count it: a surrogate pair is one, a lone
+ * surrogate one too (zod's `util.codePointLength`; reached through `z.core.util`, the
+ * whole util namespace would be kept in the app's first load).
+ */
+function codePointLength(text: string): number {
+  let count = text.length;
+  for (let index = 0; index < text.length - 1; index++) {
+    const pair =
+      (text.charCodeAt(index) & 0xfc00) === 0xd800 &&
+      (text.charCodeAt(index + 1) & 0xfc00) === 0xdc00;
+    if (pair) {
+      count--;
+      index++;
+    }
+  }
+  return count;
+}
 
 const hasOwn = (value: object, key: string) => Object.prototype.hasOwnProperty.call(value, key);
 
