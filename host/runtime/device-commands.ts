@@ -24,7 +24,9 @@ export function listDevices(store: Store, by: Actor): OpResult<'devices.list'> {
 
 /**
  * Revokes a device once; revoking a revoked device answers `{}` again and records nothing.
- * Its push subscription goes in the same transaction, with its pending pushes.
+ * Its push subscription goes in the same transaction, with its pending pushes, and so do
+ * the allow rules it added from its approval cards (each with `policy.rule_removed`): a
+ * device revoked because it was lost or taken no longer decides what runs unasked.
  */
 export function revokeDevice(
   store: Store,
@@ -43,6 +45,14 @@ export function revokeDevice(
         type: 'device.revoked',
         payload: { deviceId: device.deviceId, name: device.name },
       });
+      for (const rule of store.allowRules.active()) {
+        if (rule.addedBy !== device.deviceId) continue;
+        store.allowRules.remove(rule.id, by, tx.at);
+        tx.append({
+          type: 'policy.rule_removed',
+          payload: { ruleId: rule.id, rule: rule.words, workspace: rule.workspace, by },
+        });
+      }
       return {};
     },
   ).result;
