@@ -93,8 +93,9 @@ export async function resolveSearchScope(
   const isProtected = await options.protectedPaths(ctx.workspace);
   const where = resolved.relative;
   // `.git` may be read by read_file, but a search of it would turn up its config (remote
-  // URLs with tokens) and object names without adding anything about the code.
-  if (resolved.path.split(path.sep).includes('.git')) {
+  // URLs with tokens) and object names without adding anything about the code. In any
+  // case: APFS finds `.GIT` as `.git`, and the path is as the model spelled it.
+  if (resolved.path.split(path.sep).some((segment) => segment.toLowerCase() === '.git')) {
     return failedResult('permission_denied', `${tool} does not search Git data (${where})`);
   }
   if (isProtected(resolved.path)) {

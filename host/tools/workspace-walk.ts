@@ -127,8 +127,9 @@ export async function* walkFiles(
       const absolute = path.join(folder.absolute, dirent.name);
       if (isProtected(absolute)) {
         stats.skipped.protected += 1;
-      } else if (dirent.name === '.git') {
-        // A repository's folder, or a worktree's file naming where its data is.
+      } else if (dirent.name.toLowerCase() === '.git') {
+        // A repository's folder, or a worktree's file naming where its data is (in any
+        // case, as search-scope.ts refuses it).
         stats.skipped.noisy += 1;
         stats.noisyNames.add(dirent.name);
       } else if (dirent.isSymbolicLink()) {

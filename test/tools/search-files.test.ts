@@ -93,9 +93,13 @@ describe('search_files over a real tree', () => {
   });
 
   it('refuses Git data, protected paths and paths outside the workspace', async () => {
+    // What a case-insensitive disk (APFS) would find as .git/config.
+    await fx.write('.GIT/config', 'url = https://needle-token@example.com/repo.git\n');
     for (const [where, code] of [
       ['.git', 'permission_denied'],
       ['.git/config', 'permission_denied'],
+      ['.GIT', 'permission_denied'],
+      ['.Git/config', 'permission_denied'],
       ['.env', 'permission_denied'],
       ['secrets', 'permission_denied'],
       ['link-out', 'path_outside_workspace'],
@@ -106,6 +110,8 @@ describe('search_files over a real tree', () => {
       expect([where, result.status, result.error?.code]).toEqual([where, 'failed', code]);
       expect(result.content).not.toContain('needle-token');
     }
+    const everywhere = await search({ pattern: 'needle-token' });
+    expect(everywhere.content).not.toContain('.GIT/config');
   });
 
   it('cuts long lines around the match and matches only the start of very long lines', async () => {
