@@ -2,6 +2,6 @@
  * host/log: the structured, redacting logger of the host.
  */
 export { createLogger } from './logger.js';
-export { Redactor } from './redaction.js';
+export { isSecretFieldName, Redactor } from './redaction.js';
 export { LOG_LEVELS } from './types.js';
 export type { LogFields, LogLevel, Logger, LogRotation } from './types.js';

@@ -29,7 +29,7 @@ const SECRET_WORDS = new Set([
  * `pairingToken`, `seed`: a word of the name, or two adjacent words joined, is a secret
  * word. `task`, `disk` and `maxTokens` are not.
  */
-function isSecretFieldName(name: string): boolean {
+export function isSecretFieldName(name: string): boolean {
   const words = name
     .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
     .toLowerCase()

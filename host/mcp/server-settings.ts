@@ -2,6 +2,7 @@
  * From the `mcp` config section to what the host starts: each server's secrets read from
  * the Keychain or their 0600 files, and the environment a stdio server gets.
  */
+import { isSecretFieldName } from '../log/index.js';
 import type { McpConfig, McpServerSettings, SecretValue } from './mcp-config.js';
 import type { McpServerSpec } from './types.js';
 
@@ -58,8 +59,17 @@ export async function resolveMcpServers(
 ): Promise<{ servers: McpServerSpec[]; secrets: string[] }> {
   const issues: McpSettingIssue[] = [];
   const secrets: string[] = [];
-  const read = async (value: SecretValue, field: string): Promise<string | undefined> => {
-    if (typeof value === 'string') return value;
+  const read = async (
+    value: SecretValue,
+    field: string,
+    name: string,
+  ): Promise<string | undefined> => {
+    if (typeof value === 'string') {
+      // A secret written in plain text (`"GITHUB_TOKEN": "ghp_…"`, `"authorization": …`)
+      // is masked like one read from the Keychain: a server's stderr or error may echo it.
+      if (isSecretFieldName(name)) secrets.push(value);
+      return value;
+    }
     const secret = await readSecret(value, field, options, issues);
     if (secret !== undefined) secrets.push(secret);
     return secret;
@@ -73,7 +83,7 @@ export async function resolveMcpServers(
     ): Promise<Record<string, string>> => {
       const out: Record<string, string> = {};
       for (const [entry, value] of Object.entries(entries ?? {})) {
-        const text = await read(value, `${field}.${key}.${entry}`);
+        const text = await read(value, `${field}.${key}.${entry}`, entry);
         if (text !== undefined) out[entry] = text;
       }
       return out;

@@ -123,6 +123,20 @@ describe('mcp secrets and environment', () => {
     expect(Object.keys(serverEnv)).not.toContain('AWS_SECRET');
   });
 
+  it('masks a plain value whose name says it is a secret, and no other', async () => {
+    const config = McpConfig.parse({
+      servers: {
+        s: { command: 'srv', env: { GITHUB_TOKEN: 'ghp_plain0123456789', MODE: 'production' } },
+        h: {
+          url: 'https://mcp.example/mcp',
+          headers: { Authorization: 'Bearer plain-abcdef012345', Accept: 'text/event-stream' },
+        },
+      },
+    });
+    const { secrets } = await resolveMcpServers(config, linux);
+    expect(secrets).toEqual(['ghp_plain0123456789', 'Bearer plain-abcdef012345']);
+  });
+
   it('refuses a loose file, a link, a missing file and the Keychain off macOS, naming each', async () => {
     using dir = tempDir('tether-mcp-secret-');
     const loose = join(dir.path, 'loose');
