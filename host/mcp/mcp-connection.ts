@@ -11,6 +11,7 @@ import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { McpServerInfo } from '../../protocol/index.js';
 import type { Logger } from '../log/index.js';
 import type { ToolContext, ToolResult } from '../tools/index.js';
+import { boundedFetch } from './bounded-fetch.js';
 import type * as McpSdk from './mcp-sdk.js';
 import type { McpTool } from './mcp-tool.js';
 import type { McpServerSpec, McpServerState, ServerGroupRecord } from './types.js';
@@ -174,6 +175,7 @@ export class McpConnection {
     if (spec.transport === 'http') {
       return new sdk.StreamableHTTPClientTransport(new URL(spec.url), {
         requestInit: { headers: { ...spec.headers } },
+        fetch: boundedFetch(),
       });
     }
     const { groups } = this.deps;

@@ -1,10 +1,15 @@
 /**
  * MCP servers against the real host process: the third-party reference server
- * (`@modelcontextprotocol/server-everything`, stdio) for the path a user takes, and a
- * server written here with the SDK (servers/scripted-mcp-server.js) for the failures.
+ * (`@modelcontextprotocol/server-everything`, stdio) for the path a user takes, a server
+ * written here with the SDK (servers/scripted-mcp-server.js) for the failures, and one
+ * over streamable HTTP (the SDK's server transport, in this process) for that transport.
  */
 import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -294,5 +299,102 @@ describe('an MCP server written with the SDK: failures', () => {
       (db) => db.prepare('SELECT pgid FROM mcp_server_groups').all() as { pgid: number }[],
     );
     expect(now.map((row) => row.pgid)).not.toContain(pgid);
+  });
+});
+
+/**
+ * A stateless streamable-HTTP MCP server, a fresh SDK server for each request as the SDK's
+ * stateless example has it: `echo`, and `flood`, whose answer (20 MB of text in one
+ * message) is past what the host reads from a server.
+ */
+async function startHttpMcpServer(): Promise<{
+  url: string;
+  headers: IncomingHttpHeaders[];
+  close(): Promise<void>;
+}> {
+  const headers: IncomingHttpHeaders[] = [];
+  const http: Server = createServer((request, response) => {
+    headers.push(request.headers);
+    const server = new McpServer({ name: 'http-test-server', version: '1.0.0' });
+    server.registerTool(
+      'echo',
+      { description: 'Echoes the text back.', inputSchema: { text: z.string().max(100) } },
+      (args) => ({ content: [{ type: 'text', text: `echo over http: ${args.text}` }] }),
+    );
+    server.registerTool('flood', { description: 'Answers 20 MB.' }, () => ({
+      content: [{ type: 'text', text: 'f'.repeat(20 * 1024 * 1024) }],
+    }));
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+    response.on('close', () => {
+      void transport.close();
+      void server.close();
+    });
+    void server
+      .connect(transport)
+      .then(() => transport.handleRequest(request, response))
+      .catch(() => response.destroy());
+  });
+  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+  const { port } = http.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/mcp`,
+    headers,
+    close: () =>
+      new Promise((resolve) => {
+        http.closeAllConnections();
+        http.close(() => resolve());
+      }),
+  };
+}
+
+describe('an MCP server over streamable HTTP', () => {
+  let host: FaultHost;
+  let web: Awaited<ReturnType<typeof startHttpMcpServer>>;
+  beforeAll(async () => {
+    web = await startHttpMcpServer();
+    host = await startFaultHost({
+      config: {
+        mcp: {
+          servers: {
+            web: {
+              url: web.url,
+              headers: { Authorization: 'Bearer plain-web-token-0123456789' },
+              policy: 'allow',
+              callTimeoutMs: 10_000,
+            },
+          },
+        },
+      },
+    });
+    await connected(host, 'web', 'mcp__web__echo');
+  });
+  afterAll(async () => {
+    await host.host.stop();
+    await host.dispose();
+    await web.close();
+  });
+
+  it('offers its tools, sends its headers, and its answer reaches the model', async () => {
+    expect((await serversOf(host)).find((entry) => entry.name === 'web')).toMatchObject({
+      transport: 'http',
+      state: 'connected',
+    });
+    const runId = await propose(host, 'mcp__web__echo', { text: 'over the wire' });
+    await idle(host, runId);
+    expect(callOf(host, runId).state).toBe('succeeded');
+    expect(lastToolMessage(host)).toContain('echo over http: over the wire');
+    expect(web.headers.at(-1)?.['authorization']).toBe('Bearer plain-web-token-0123456789');
+  });
+
+  it('an answer past the bound is cut off: the call does not succeed and the host goes on', async () => {
+    const runId = await propose(host, 'mcp__web__flood', {});
+    await idle(host, runId);
+    const call = callOf(host, runId);
+    expect(['unknown', 'failed']).toContain(call.state);
+    expect(lastToolMessage(host)).not.toContain('ffffffffff');
+    await connected(host, 'web', 'mcp__web__echo');
+    const after = await propose(host, 'mcp__web__echo', { text: 'still here' });
+    await idle(host, after);
+    expect(lastToolMessage(host)).toContain('echo over http: still here');
   });
 });
