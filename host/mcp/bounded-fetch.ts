@@ -8,7 +8,8 @@
  */
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 
-export const MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
+/** As a stdio server's line (group-stdio-transport.ts). */
+const MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
 
 const LF = 0x0a;
 const CR = 0x0d;

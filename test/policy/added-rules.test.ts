@@ -126,7 +126,8 @@ describe('no rule is offered for a call a rule could not match safely', () => {
     ['ls …', 'which a rule cannot list'],
     ['find src -exec python3 x.py', 'runs a program or code it is given'],
     ['find src -newer python3', 'names a program that runs code'],
-    ['tar -xf a.tar --to-command cat', 'runs a program or code it is given'],
+    ['tar -xf a.tar', 'writes the files an archive or patch it reads names'],
+    ['git fetch --upload-pack cat origin', 'runs a program or code it is given'],
     ["grep 'a b' src", 'holds a space'],
   ])('%s', async (command, why) => {
     const decision = await decide(command);
