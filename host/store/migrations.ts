@@ -302,6 +302,15 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 8,
+    name: 'runs by creation',
+    // The runs list (newest first, every page and search) is read in this order: without
+    // it SQLite sorted every run for each page (the rowid is the index's last column).
+    sql: `
+      CREATE INDEX runs_by_created ON runs(created_at);
+    `,
+  },
 ];
 
 /** The schema version this code writes. A database newer than this is refused. */

@@ -234,7 +234,9 @@ export class SessionsAndRuns {
       params.push(...filter.states);
     }
     if (filter.before !== undefined) {
-      where.push('(created_at, id) < (?, ?)');
+      // The page's order within one millisecond is the insert order (rowid), so the cursor
+      // run is placed by its rowid: comparing ids, random, skipped or repeated runs.
+      where.push('(created_at, rowid) < (?, (SELECT rowid FROM runs WHERE id = ?))');
       params.push(filter.before.createdAt, filter.before.id);
     }
     if (filter.query !== undefined) {
