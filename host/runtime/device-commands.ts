@@ -6,6 +6,7 @@ import type { PairedDevice } from '../../pairing/index.js';
 import type { Device } from '../../protocol/index.js';
 import type { Store } from '../store/index.js';
 import { deviceRecord } from './records.js';
+import { markRuleRemoved } from './rule-commands.js';
 import type { Actor } from './types.js';
 
 /** Every device with its push state (docs/push.md), `current` marking `by`. */
@@ -46,12 +47,7 @@ export function revokeDevice(
         payload: { deviceId: device.deviceId, name: device.name },
       });
       for (const rule of store.allowRules.active()) {
-        if (rule.addedBy !== device.deviceId) continue;
-        store.allowRules.remove(rule.id, by, tx.at);
-        tx.append({
-          type: 'policy.rule_removed',
-          payload: { ruleId: rule.id, rule: rule.words, workspace: rule.workspace, by },
-        });
+        if (rule.addedBy === device.deviceId) markRuleRemoved(store, tx, rule, by);
       }
       return {};
     },

@@ -10,7 +10,7 @@ import {
   type RuleProposal,
 } from '../../protocol/index.js';
 import type { AddedRule } from '../policy/index.js';
-import { newId, type Store, type StoredAllowRule } from '../store/index.js';
+import { newId, type Store, type StoredAllowRule, type WriteContext } from '../store/index.js';
 import { pendingApproval } from './approval-commands.js';
 import { moveToolCall, resolveApproval } from './transitions.js';
 import type { Actor, PolicyFn } from './types.js';
@@ -169,14 +169,27 @@ export function removeRule(
           `rule ${args.ruleId} was removed already, at ${new Date(rule.removedAt).toISOString()}`,
         );
       }
-      store.allowRules.remove(rule.id, by, tx.at);
-      tx.append({
-        type: 'policy.rule_removed',
-        payload: { ruleId: rule.id, rule: rule.words, workspace: rule.workspace, by },
-      });
+      markRuleRemoved(store, tx, rule, by);
       return {};
     },
   ).result;
+}
+
+/**
+ * Marks an added rule removed by `by`, with its `policy.rule_removed`, inside the caller's
+ * write (a removal from the Rules screen, or the revocation of the device that added it).
+ */
+export function markRuleRemoved(
+  store: Store,
+  tx: WriteContext,
+  rule: StoredAllowRule,
+  by: Actor,
+): void {
+  store.allowRules.remove(rule.id, by, tx.at);
+  tx.append({
+    type: 'policy.rule_removed',
+    payload: { ruleId: rule.id, rule: rule.words, workspace: rule.workspace, by },
+  });
 }
 
 /** The words a card offered, or the error saying none was offered. */
