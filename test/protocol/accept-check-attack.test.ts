@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod/mini';
 import { acceptCheck } from '../../protocol/accept-check.js';
 import { Event, OPS } from '../../protocol/index.js';
-import { eventSamples, opSamples } from './samples.js';
+import { opSamples, sampleEvent } from './samples.js';
 import { EVENT_TYPES, OP_NAMES } from '../../protocol/testing.js';
 
 type Schema = z.core.$ZodType;
@@ -159,17 +159,7 @@ describe('the accept check under attack', () => {
   it('still takes every event sample (the fixes cost it nothing it took before)', () => {
     const accepts = acceptCheck(Event)!;
     for (const type of EVENT_TYPES) {
-      const event = {
-        v: 1,
-        seq: 12,
-        id: 'evt_12',
-        type,
-        at: 1_700_000_000_000,
-        sessionId: 'ses_1',
-        runId: 'run_1',
-        toolCallId: null,
-        payload: eventSamples[type],
-      };
+      const event = sampleEvent(type);
       const fromJson = JSON.parse(JSON.stringify(event)) as unknown;
       expect(accepts(fromJson), type).toBe(true);
       expect(isDeepStrictEqual(z.parse(Event, fromJson), fromJson)).toBe(true);
@@ -262,17 +252,7 @@ describe('the accept check against zod on random JSON', () => {
 
   it('never breaks the contract over 20,000 mutated events', () => {
     const next = random(20261201);
-    const samples = EVENT_TYPES.map((type) => ({
-      v: 1,
-      seq: 12,
-      id: 'evt_12',
-      type,
-      at: 1_700_000_000_000,
-      sessionId: 'ses_1',
-      runId: 'run_1',
-      toolCallId: null,
-      payload: eventSamples[type],
-    }));
+    const samples = EVENT_TYPES.map((type) => sampleEvent(type));
     const broken: string[] = [];
     let accepted = 0;
     for (let i = 0; i < 20_000; i++) {

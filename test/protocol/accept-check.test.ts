@@ -6,7 +6,7 @@ import { z } from 'zod/mini';
 import { acceptCheck } from '../../protocol/accept-check.js';
 import { Event, HostMessage, OPS } from '../../protocol/index.js';
 import { EVENT_TYPES, OP_NAMES } from '../../protocol/testing.js';
-import { eventSamples, opSamples } from './samples.js';
+import { opSamples, sampleEvent } from './samples.js';
 
 type Schema = z.core.$ZodType;
 
@@ -115,21 +115,9 @@ function compare(schema: Schema, samples: readonly unknown[]) {
   return { total, checkAccepted, zodAccepted, missed };
 }
 
-const eventOf = (type: string, payload: unknown) => ({
-  v: 1,
-  seq: 12,
-  id: 'evt_12',
-  type,
-  at: 1_700_000_000_000,
-  sessionId: 'ses_1',
-  runId: 'run_1',
-  toolCallId: null,
-  payload,
-});
-
 describe('the compiled accept check', () => {
   it('never accepts an event zod refuses, and accepts every one zod returns unchanged', () => {
-    const samples = EVENT_TYPES.map((type) => eventOf(type, eventSamples[type]));
+    const samples = EVENT_TYPES.map((type) => sampleEvent(type));
     const { total, checkAccepted, zodAccepted, missed } = compare(Event, samples);
     expect(total).toBeGreaterThan(5000);
     expect(checkAccepted).toBeGreaterThan(total / 10);
@@ -156,7 +144,7 @@ describe('the compiled accept check', () => {
       ok: true,
       result: opSamples[op].result,
     }));
-    const events = { t: 'events', sub: 's1', events: [eventOf('run.started', {})] };
+    const events = { t: 'events', sub: 's1', events: [sampleEvent('run.started', {})] };
     compare(HostMessage, [...responses, events]);
   });
 

@@ -337,3 +337,18 @@ export const eventSamples: Record<EventType, object> = {
     by: deviceId,
   },
 };
+
+/** A whole event of `type` around its sample payload (or `payload`), as a frame carries it. */
+export function sampleEvent(type: EventType, payload: unknown = eventSamples[type]) {
+  return {
+    v: 1,
+    seq: 12,
+    id: 'evt_12',
+    type,
+    at: 1_700_000_000_000,
+    sessionId: 'ses_1',
+    runId: 'run_1',
+    toolCallId: null,
+    payload,
+  };
+}
