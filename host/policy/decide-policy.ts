@@ -17,7 +17,7 @@ import { commandParts, commandWords } from './command-words.js';
 import { nestedRepository } from './nested-repository.js';
 import type { ProtectedPaths } from './protected-paths.js';
 import { proposeRule } from './rule-proposal.js';
-import { programRisk } from './rule-warnings.js';
+import { commandRisk } from './rule-warnings.js';
 import type {
   AddedRule,
   PolicyAccess,
@@ -205,8 +205,7 @@ async function decideAddedRule(
 ): Promise<PolicyDecision> {
   const shown = showRule(rule.words);
   const because = `The command matches "${shown}", a rule added from ${rule.deviceName}, but`;
-  const program = rule.words[0] ?? '';
-  const risk = programRisk(program);
+  const risk = commandRisk(rule.words);
   if (risk !== null) return ask(`${because} ${risk}; it needs your approval.`);
   const isProtected = await protectedPaths(ctx);
   const folder = await folderProblem(ctx, cwd, isProtected, because);

@@ -13,7 +13,7 @@ import { addedRuleWordProblem, locate, protectedPaths } from './argument-checks.
 import { MORE_ARGUMENTS_WORDS, showRule } from './command-rules.js';
 import { commandWords } from './command-words.js';
 import { nestedRepository } from './nested-repository.js';
-import { programRisk } from './rule-warnings.js';
+import { commandRisk } from './rule-warnings.js';
 import type { PolicyCall, PolicyContext } from './types.js';
 
 const CommandInput = z.looseObject({ command: z.string(), cwd: z.string().optional() });
@@ -38,7 +38,7 @@ export async function proposeRule(call: PolicyCall, ctx: PolicyContext): Promise
   if (argv.some((word) => word === '' || MORE_ARGUMENTS_WORDS.includes(word))) {
     return none('The command has an empty word or a "…", which a rule cannot list');
   }
-  const risk = programRisk(argv[0] ?? '');
+  const risk = commandRisk(argv);
   // A program's name keeps its case: `python runs …`.
   if (risk !== null) return none(risk);
   const cwd = await locate(ctx, input.data.cwd ?? '.');

@@ -9,6 +9,8 @@ import type { PolicyConfig } from './policy-config.js';
 
 const RUNS_ITS_ARGUMENTS = 'runs the program or script its arguments name';
 const RUNS_WORKSPACE_CODE = 'runs code the workspace supplies (scripts, build files, config)';
+const READS_WHAT_A_FILE_NAMES =
+  'reads and writes the files and URLs a config or list file it reads names (.env, .git/config among them)';
 const WRITES_WHAT_IT_READS =
   'writes the files an archive or patch it reads names, .git/hooks among them, which git runs';
 
@@ -105,6 +107,11 @@ const RISKY_PROGRAMS: ReadonlyMap<string, string> = new Map([
     'c++',
     'clang',
     'clang++',
+    // ssh's siblings: -S names the program they connect with, -F an ssh config whose
+    // ProxyCommand runs; man's -P and -H name the pager or browser it starts.
+    'sftp',
+    'scp',
+    'man',
   ].map((program) => [program, RUNS_ITS_ARGUMENTS] as const),
   ...[
     'npm',
@@ -188,6 +195,39 @@ const RISKY_PROGRAMS: ReadonlyMap<string, string> = new Map([
     'jar',
     'patch',
   ].map((program) => [program, WRITES_WHAT_IT_READS] as const),
+  // `curl -K x.cfg`: the config file (or URL list) it reads names what it downloads, where
+  // it writes it (`output = .git/config`) and what it uploads (`upload-file = .env`).
+  ...['curl', 'wget'].map((program) => [program, READS_WHAT_A_FILE_NAMES] as const),
+]);
+
+/**
+ * Subcommands and options that make an otherwise plain program run code the workspace
+ * supplies: `git config core.fsmonitor ./x` (or `core.hooksPath`, `include.path`) writes
+ * the repository's config, a protected path, naming a program git runs at the next `git
+ * status`; `git rebase -x ./x`, `git bisect run ./x`, `git difftool -x ./x`, `git
+ * submodule foreach ./x`, `git grep -O ./x`, `git clone -u ./x` run the program named.
+ */
+const RISKY_WORDS_OF: ReadonlyMap<string, ReadonlyMap<string, string>> = new Map([
+  [
+    'git',
+    new Map([
+      ...[
+        'config',
+        'bisect',
+        'submodule',
+        'filter-branch',
+        'difftool',
+        'mergetool',
+        'send-email',
+      ].map(
+        (word) => [word, `git ${word} writes git's config or runs a program it is given`] as const,
+      ),
+      ...['-x', '-O', '-u'].map(
+        (word) =>
+          [word, `git's ${word} names a program git runs (rebase -x, grep -O, clone -u)`] as const,
+      ),
+    ]),
+  ],
 ]);
 
 /**
@@ -222,12 +262,33 @@ export function programRisk(program: string): string | null {
   return null;
 }
 
+/**
+ * Why no rule may be added from a remote for the command `argv`: its program's risk
+ * (programRisk), or a subcommand or option of its program that runs or configures a
+ * program (RISKY_WORDS_OF). Null when there is none.
+ */
+export function commandRisk(argv: readonly string[]): string | null {
+  const program = argv[0] ?? '';
+  const risk = programRisk(program);
+  if (risk !== null) return risk;
+  const words = RISKY_WORDS_OF.get(path.basename(program).toLowerCase());
+  for (const word of argv.slice(1)) {
+    const why = words?.get(word);
+    if (why !== undefined) {
+      return `${why}, so a rule for it would let a model (or a file it read) run any code without asking`;
+    }
+  }
+  return null;
+}
+
 /** One warning line per risky allow rule, naming the setting; empty when there is none. */
 export function allowRuleWarnings(policy: PolicyConfig): string[] {
   const warnings: string[] = [];
   policy.commands.allow.forEach((rule, i) => {
     const program = path.basename(rule[0] ?? '');
-    const risk = riskOf(program)?.risk;
+    const words = RISKY_WORDS_OF.get(program.toLowerCase());
+    const risky = rule.slice(1).find((word) => words?.has(word) === true);
+    const risk = riskOf(program)?.risk ?? (risky === undefined ? undefined : words?.get(risky));
     const setting = `policy.commands.allow[${i}] ${JSON.stringify(rule)}`;
     if (risk !== undefined) {
       warnings.push(
