@@ -67,7 +67,7 @@ export async function resolveMcpServers(
     if (typeof value === 'string') {
       // A secret written in plain text (`"GITHUB_TOKEN": "ghp_…"`, `"authorization": …`)
       // is masked like one read from the Keychain: a server's stderr or error may echo it.
-      if (isSecretFieldName(name)) secrets.push(value);
+      secrets.push(...plainSecrets(name, value));
       return value;
     }
     const secret = await readSecret(value, field, options, issues);
@@ -105,6 +105,7 @@ export async function resolveMcpServers(
         ...(settings.cwd === undefined ? {} : { cwd: settings.cwd }),
       });
     } else if (settings.url !== undefined) {
+      secrets.push(...urlSecrets(settings.url));
       servers.push({
         ...common,
         transport: 'http',
@@ -115,6 +116,65 @@ export async function resolveMcpServers(
   }
   if (issues.length > 0) throw new McpSettingsError(issues);
   return { servers, secrets };
+}
+
+/**
+ * Words of an env or header name that say its value is a secret, beyond the logger's own
+ * (isSecretFieldName): `GH_PAT`, `OPENAI_KEY`, `X-Auth`, `Cookie`, `PGPASSWORD`,
+ * `PASSPHRASE`, `CREDENTIALS`, `SENTRY_DSN`, `PRIVATE_KEY`, `ACCESSTOKEN`.
+ */
+const MCP_SECRET_WORDS = new Set([
+  'pat',
+  'key',
+  'keys',
+  'auth',
+  'cookie',
+  'pass',
+  'passwd',
+  'pgpassword',
+  'passphrase',
+  'credential',
+  'credentials',
+  'dsn',
+  'private',
+  'tokens',
+  'apitoken',
+  'accesstoken',
+  'authtoken',
+  'session',
+]);
+
+function namesSecret(name: string): boolean {
+  if (isSecretFieldName(name)) return true;
+  return name
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .some((word) => MCP_SECRET_WORDS.has(word));
+}
+
+/**
+ * What of a plain env or header value to mask: all of it when its name says it is a
+ * secret, else the password and secret-named query values of a URL in it
+ * (`DATABASE_URL=postgres://app:pw@db/app`).
+ */
+function plainSecrets(name: string, value: string): string[] {
+  return namesSecret(name) ? [value] : urlSecrets(value);
+}
+
+function urlSecrets(value: string): string[] {
+  if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(value)) return [];
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return [];
+  }
+  const found: string[] = [];
+  if (url.password !== '') found.push(url.password, decodeURIComponent(url.password));
+  for (const [key, item] of url.searchParams) {
+    if (item !== '' && namesSecret(key)) found.push(item);
+  }
+  return [...new Set(found)];
 }
 
 function commonOf(name: string, settings: McpServerSettings) {

@@ -215,3 +215,44 @@ describe('mcp secrets and environment', () => {
     expect(spawnSync('ls', [data], { encoding: 'utf8' }).stdout).not.toContain('tether.db');
   });
 });
+
+// attack3: names isSecretFieldName misses, and credentials inside a URL.
+describe('attack3: plain MCP secrets the logger rule missed', () => {
+  it('masks GH_PAT, OPENAI_KEY, PGPASSWORD, X-Auth, Cookie and a URL password, not MODE', async () => {
+    const config = McpConfig.parse({
+      servers: {
+        s: {
+          command: 'srv',
+          env: {
+            GH_PAT: 'ghp_plain0123456789',
+            OPENAI_KEY: 'plain-openai-0123',
+            PGPASSWORD: 'pg-pass-0123456',
+            DATABASE_URL: 'postgres://app:db-pass-0123456@db.internal/app',
+            MODE: 'production',
+          },
+        },
+        h: {
+          url: 'https://mcp.example/mcp?api_key=url-key-0123456',
+          headers: { 'X-Auth': 'x-auth-0123456789', Cookie: 'sid=cookie-0123456789' },
+        },
+      },
+    });
+    const { secrets } = await resolveMcpServers(config, {
+      env: {},
+      readFile: () => null,
+      readKeychain: null,
+    });
+    expect(secrets).toEqual(
+      expect.arrayContaining([
+        'ghp_plain0123456789',
+        'plain-openai-0123',
+        'pg-pass-0123456',
+        'db-pass-0123456',
+        'url-key-0123456',
+        'x-auth-0123456789',
+        'sid=cookie-0123456789',
+      ]),
+    );
+    expect(secrets).not.toContain('production');
+  });
+});
