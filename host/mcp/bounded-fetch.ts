@@ -14,13 +14,29 @@ const MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
 const LF = 0x0a;
 const CR = 0x0d;
 
-/** A body that errors once `maxBytes` come without a blank line (`\n\n` or `\r\n\r\n`). */
-function boundedBody(body: ReadableStream<Uint8Array>, maxBytes: number) {
+/**
+ * A body that errors once `maxBytes` come without a blank line (`\n\n` or `\r\n\r\n`)
+ * in an event stream, or once `maxBytes` come in all in any other answer: the SDK reads a
+ * JSON answer, or an error's text, whole (`response.json()`, `response.text()`), and JSON
+ * may hold a blank line between any two of its values.
+ */
+function boundedBody(body: ReadableStream<Uint8Array>, maxBytes: number, events: boolean) {
   let sinceBoundary = 0;
   let previous = -1;
   return body.pipeThrough(
     new TransformStream<Uint8Array, Uint8Array>({
       transform(chunk, controller) {
+        if (!events) {
+          sinceBoundary += chunk.length;
+          if (sinceBoundary > maxBytes) {
+            controller.error(
+              new Error(`the MCP server sent a message over ${maxBytes} bytes; it was cut off`),
+            );
+            return;
+          }
+          controller.enqueue(chunk);
+          return;
+        }
         for (const byte of chunk) {
           if (byte === CR) continue;
           sinceBoundary = byte === LF && previous === LF ? 0 : sinceBoundary + 1;
@@ -49,7 +65,10 @@ export function boundedFetch(
     if (response.body === null || (response.status >= 300 && response.status < 400)) {
       return response;
     }
-    return new Response(boundedBody(response.body, maxBytes), {
+    // As the SDK reads the type (its mediaTypeEssence): only an event stream has messages.
+    const type = (response.headers.get('content-type') ?? '').split(';')[0]?.trim().toLowerCase();
+    const events = response.ok && type === 'text/event-stream';
+    return new Response(boundedBody(response.body, maxBytes, events), {
       status: response.status,
       statusText: response.statusText,
       headers: response.headers,

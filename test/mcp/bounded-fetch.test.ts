@@ -27,6 +27,19 @@ beforeAll(async () => {
       more();
       return;
     }
+    if (request.url === '/json-blank-lines' || request.url === '/error-blank-lines') {
+      // attack3: one JSON answer (or an error's text, which the SDK reads whole) with a
+      // blank line, JSON whitespace, every half bound: ten bounds in all.
+      const error = request.url === '/error-blank-lines';
+      response.writeHead(error ? 500 : 200, {
+        'content-type': error ? 'text/plain' : 'application/json',
+      });
+      const piece = `"${'x'.repeat(BOUND / 2)}",\n\n`;
+      response.write('[');
+      for (let i = 0; i < 20; i++) response.write(piece);
+      response.end('"end"]');
+      return;
+    }
     response.writeHead(200, { 'content-type': 'text/event-stream' });
     const event = `data: ${JSON.stringify({ jsonrpc: '2.0', method: 'n', params: { x: 'y'.repeat(1000) } })}\r\n\r\n`;
     for (let i = 0; i < 200; i++) response.write(event);
@@ -50,5 +63,16 @@ describe('boundedFetch', () => {
     const text = await response.text();
     expect(text.length).toBeGreaterThan(BOUND * 3);
     expect(text.split('\r\n\r\n').filter(Boolean)).toHaveLength(200);
+  });
+
+  it('attack3: bounds a JSON answer in all, blank lines in it or not', async () => {
+    const response = await boundedFetch(BOUND)(`${base}/json-blank-lines`);
+    await expect(response.text()).rejects.toThrow(/over 65536 bytes/);
+  });
+
+  it("attack3: bounds an error's text in all", async () => {
+    const response = await boundedFetch(BOUND)(`${base}/error-blank-lines`);
+    expect(response.status).toBe(500);
+    await expect(response.text()).rejects.toThrow(/over 65536 bytes/);
   });
 });
