@@ -126,6 +126,8 @@ const RUNS_A_PROGRAM: ReadonlySet<string> = new Set([
   '--pager',
   '--config',
   '-K',
+  // rsync copies the paths a list file names.
+  '--files-from',
   // git reads the config (core.fsmonitor, hooks) of the repository these name.
   '--git-dir',
   '--work-tree',

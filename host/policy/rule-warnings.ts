@@ -9,6 +9,8 @@ import type { PolicyConfig } from './policy-config.js';
 
 const RUNS_ITS_ARGUMENTS = 'runs the program or script its arguments name';
 const RUNS_WORKSPACE_CODE = 'runs code the workspace supplies (scripts, build files, config)';
+const READS_THE_KEYCHAIN =
+  'reads the Keychain (secrets the host and the user keep there) or writes settings outside the workspace';
 const READS_WHAT_A_FILE_NAMES =
   'reads and writes the files and URLs a config or list file it reads names (.env, .git/config among them)';
 const WRITES_WHAT_IT_READS =
@@ -112,7 +114,15 @@ const RISKY_PROGRAMS: ReadonlyMap<string, string> = new Map([
     'sftp',
     'scp',
     'man',
+    // gh runs extensions (`gh-*` programs) and aliases, and prints its token (`gh auth
+    // token`); unshar runs the shell script it unpacks.
+    'gh',
+    'unshar',
   ].map((program) => [program, RUNS_ITS_ARGUMENTS] as const),
+  // `security find-generic-password -a tether-host -s … -w` prints a Keychain item the
+  // security command made, which it reads without a dialog (host/identity/security-keychain.ts);
+  // `defaults write` changes settings outside the workspace.
+  ...['security', 'defaults'].map((program) => [program, READS_THE_KEYCHAIN] as const),
   ...[
     'npm',
     'npx',
@@ -194,6 +204,13 @@ const RISKY_PROGRAMS: ReadonlyMap<string, string> = new Map([
     'pax',
     'jar',
     'patch',
+    // macOS's own archive tools, and others whose members name their paths.
+    'xar',
+    'aa',
+    'ar',
+    'uudecode',
+    'unrar',
+    'pkgutil',
   ].map((program) => [program, WRITES_WHAT_IT_READS] as const),
   // `curl -K x.cfg`: the config file (or URL list) it reads names what it downloads, where
   // it writes it (`output = .git/config`) and what it uploads (`upload-file = .env`).
@@ -271,9 +288,12 @@ export function commandRisk(argv: readonly string[]): string | null {
   const program = argv[0] ?? '';
   const risk = programRisk(program);
   if (risk !== null) return risk;
-  const words = RISKY_WORDS_OF.get(path.basename(program).toLowerCase());
-  for (const word of argv.slice(1)) {
-    const why = words?.get(word);
+  // `git-config` is git's own name for `git config`; APFS finds `git Config`'s program too.
+  const name = path.basename(program).toLowerCase();
+  const [base, sub] = name.startsWith('git-') ? ['git', name.slice(4)] : [name, undefined];
+  const words = RISKY_WORDS_OF.get(base);
+  for (const word of [...(sub === undefined ? [] : [sub]), ...argv.slice(1)]) {
+    const why = words?.get(word) ?? words?.get(word.toLowerCase());
     if (why !== undefined) {
       return `${why}, so a rule for it would let a model (or a file it read) run any code without asking`;
     }

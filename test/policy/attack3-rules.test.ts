@@ -74,6 +74,18 @@ describe('attack3: no rule for a call whose effect a workspace file or a named p
     'man -P ./evil ls',
     'sftp -S ./evil host',
     'sftp -F x.cfg host',
+    'git Config core.hooksPath src',
+    'git-config core.hooksPath src',
+    'security find-generic-password -a tether-host -s x -w',
+    'security dump-keychain',
+    'defaults write com.apple.x y',
+    'gh auth token',
+    'xar -xf x.xar',
+    'aa extract -i x.aar',
+    'ar -x x.a',
+    'uudecode -s x.uu',
+    'pkgutil --expand x.pkg d',
+    'rsync -a --files-from x.txt src docs',
   ])('%s', async (command) => {
     const decision = await decide(command);
     expect(decision.decision).toBe('ask');
