@@ -252,6 +252,7 @@ async function startLocked(
   const mcp = new McpServers(mcpServers.servers, {
     log: mcpLog,
     version: VERSION,
+    mask: (text) => secrets.foreignText(text),
     groups: {
       list: () => store.mcpGroups.list(),
       add: (group) => recorded(() => store.mcpGroups.add(group)),

@@ -51,6 +51,8 @@ export interface ConnectionDeps {
   groups: ServerGroupRecord;
   limits: ConnectionLimits;
   version: string;
+  /** Masks the host's secrets in `lastError`, which remotes see (host.info). */
+  mask?: (text: string) => string;
   /** Told whenever the state or the tool list changes. */
   onChange(): void;
 }
@@ -114,7 +116,7 @@ export class McpConnection {
 
   private setState(state: McpServerState, error?: string): void {
     this.state = state;
-    if (error !== undefined) this.lastError = error;
+    if (error !== undefined) this.lastError = this.deps.mask?.(error) ?? error;
     this.deps.onChange();
   }
 

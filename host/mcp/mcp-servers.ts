@@ -20,6 +20,11 @@ export interface McpServersOptions {
   groups: ServerGroupRecord;
   version: string;
   limits?: Partial<ConnectionLimits>;
+  /**
+   * Masks the host's secrets in a server's error (`lastError`), which host.info sends to
+   * remotes as it is: the logger masks its own lines only. Default: none.
+   */
+  mask?: (text: string) => string;
 }
 
 export class McpServers {
@@ -38,6 +43,7 @@ export class McpServers {
         groups: options.groups,
         limits,
         version: options.version,
+        ...(options.mask === undefined ? {} : { mask: options.mask }),
         onChange: () => {
           for (const listener of this.listeners) listener();
         },
