@@ -268,7 +268,7 @@ export function namesRiskyProgram(word: string): boolean {
  * command …"-less sentences: it runs code its arguments or the workspace supply, or it is
  * named by its path. Null for any other program.
  */
-export function programRisk(program: string): string | null {
+function programRisk(program: string): string | null {
   const risky = riskOf(program);
   if (risky !== null) {
     return `${risky.name} ${risky.risk}, so a rule for it would let a model (or a file it read) run any code without asking`;
