@@ -102,7 +102,7 @@ export async function addRule(
     (tx) => {
       // The check above awaited policy: a revocation committed meanwhile removed this
       // device's rules, and must not be followed by one more of its own.
-      if (by !== 'local' && store.devices.get(by)?.revokedAt != null) {
+      if (store.devices.get(by)?.revokedAt != null) {
         throw new TetherError('device_revoked', 'this device was revoked; it adds no rule');
       }
       const { approval, call } = pendingApproval(store, args);
