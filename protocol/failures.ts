@@ -58,7 +58,11 @@ export type RunFailure = { code: RunFailureCode; message: string };
  * - `timeout`: the command ran past its timeout and was stopped;
  * - `spawn_failed`: the command could not start;
  * - `exit_nonzero`: the command ended with a non-zero status or a signal;
- * - `permission_denied`: policy or the user refused the call;
+ * - `permission_denied`: policy or the user refused the call, or the sandbox cannot run it
+ *   unattended;
+ * - `protected_path_changed`: the command ran, and created, changed or removed a protected
+ *   path (a secret, a `.git` hook or config) the sandbox could not refuse
+ *   (`data.protectedChanges` names them);
  * - `tool_error`: an MCP server's tool answered with `isError` (its text says why);
  * - `unavailable`: the MCP server of the tool is not connected: the call was not sent.
  *
@@ -81,6 +85,7 @@ export const TOOL_FAILURE_CODES = [
   'spawn_failed',
   'exit_nonzero',
   'permission_denied',
+  'protected_path_changed',
   'tool_error',
   'unavailable',
 ] as const;

@@ -61,6 +61,7 @@ export {
   Approval,
   ApprovalPreview,
   Artifact,
+  CommandSandbox,
   Device,
   LiveState,
   McpServerInfo,
@@ -72,6 +73,7 @@ export {
   Session,
   ToolCall,
 } from './records.js';
+export { sandboxScopeLine } from './sandbox-scope.js';
 export {
   ChangedFile,
   CHANGES_ANSWER_BYTES,

@@ -94,6 +94,24 @@ export const RuleProposal = z.union([
 export type RuleProposal = z.infer<typeof RuleProposal>;
 
 /**
+ * Where a command runs (docs/policy.md, "The sandbox"), for the approval card's most
+ * important line. `contained`: inside the OS sandbox (`kind` bwrap or seatbelt); it may
+ * change files only in `writable` (the workspace, and what the call asked for), reach the
+ * network only when `network`, and cannot read the secret set. Not contained: full
+ * access, and `reason` says why (no sandbox on this machine).
+ */
+export const CommandSandbox = z.union([
+  z.looseObject({
+    contained: z.literal(true),
+    kind: z.string(),
+    writable: z.array(z.string()),
+    network: z.boolean(),
+  }),
+  z.looseObject({ contained: z.literal(false), reason: z.string() }),
+]);
+export type CommandSandbox = z.infer<typeof CommandSandbox>;
+
+/**
  * What an approval card shows: the command, the diff, or the path (section 6.4).
  * `command`: the full command line and the real path of its folder. `write`: the target
  * as named in the diff (`path`), its real path (`realPath`; absent in rows stored before
@@ -106,6 +124,7 @@ export const ApprovalPreview = z.discriminatedUnion('kind', [
     kind: z.literal('command'),
     command: z.string(),
     cwd: z.string(),
+    sandbox: z.optional(CommandSandbox),
     outside: z.optional(OutsideAccess),
     ruleProposal: z.optional(RuleProposal),
   }),
