@@ -22,6 +22,16 @@ export interface CommandOutcome {
   output: CapturedOutput;
   /** The sink's file, or null when the output was not kept. */
   outputPath: string | null;
+  /**
+   * Where it ran: `sandboxed` (bwrap or seatbelt), or `unsandboxed` (no sandbox on this
+   * machine; a person approved it with full access).
+   */
+  sandbox: 'bwrap' | 'seatbelt' | 'unsandboxed';
+  /**
+   * Protected paths (secrets, `.git` hooks and config) the command created, changed or
+   * removed where the sandbox could not refuse it, relative to the workspace.
+   */
+  protectedChanges: string[];
 }
 
 /** Builds the tool result of a command from its outcome. */
@@ -29,7 +39,7 @@ export function describeCommand(outcome: CommandOutcome): ToolResult {
   const { exit, output } = outcome;
   const truncated = output.fileBytes < output.totalBytes;
   const headline = headlineOf(outcome, truncated);
-  const content = `${headline}\n${excerptOf(outcome, truncated)}`;
+  const content = `${headline}\n${protectedNotice(outcome)}${excerptOf(outcome, truncated)}`;
   const summary = `${shortCommand(outcome.command)}: ${headline}`;
   const data = {
     command: outcome.command,
@@ -47,6 +57,10 @@ export function describeCommand(outcome: CommandOutcome): ToolResult {
       ? {}
       : { fileBytes: output.fileBytes, sha256: output.sha256, truncated }),
     writeError: output.writeError,
+    sandbox: outcome.sandbox,
+    ...(outcome.protectedChanges.length === 0
+      ? {}
+      : { protectedChanges: outcome.protectedChanges }),
   };
   const result: ToolResult = { status: 'succeeded', summary, content, data, exit };
   if (outcome.outputPath !== null) {
@@ -56,6 +70,10 @@ export function describeCommand(outcome: CommandOutcome): ToolResult {
       sha256: output.sha256,
       truncated,
     };
+  }
+  if (outcome.protectedChanges.length > 0) {
+    const message = `${headline}; it changed protected paths: ${outcome.protectedChanges.join(', ')}`;
+    return { ...result, status: 'failed', error: { code: 'protected_path_changed', message } };
   }
   const code =
     outcome.stoppedBy ?? (exit.code === 0 && exit.signal === null ? null : 'exit_nonzero');
@@ -80,10 +98,26 @@ function headlineOf(outcome: CommandOutcome, truncated: boolean): string {
   if (truncated && outcome.outputPath !== null) {
     line += ` (the output file keeps the first ${formatBytes(output.fileBytes)})`;
   }
+  if (outcome.protectedChanges.length > 0) {
+    line += `; it changed ${outcome.protectedChanges.length} protected path(s)`;
+  }
   if (outcome.backgroundStopped) line += '; background processes it left running were stopped';
   if (!outcome.groupGone) line += '; some of its processes could not be stopped';
   if (output.writeError !== null) line += `; writing the output file failed (${output.writeError})`;
   return line;
+}
+
+/**
+ * The lines that tell the model (and whoever reads the run) which protected paths the
+ * command changed: each one is for the user to look at, never something to build on.
+ */
+function protectedNotice(outcome: CommandOutcome): string {
+  if (outcome.protectedChanges.length === 0) return '';
+  const listed = outcome.protectedChanges.map((changed) => `  ${changed}\n`).join('');
+  return (
+    `WARNING: this command created, changed or removed protected paths (secrets, git hooks ` +
+    `or config), which the user must review:\n${listed}`
+  );
 }
 
 function excerptOf(outcome: CommandOutcome, truncated: boolean): string {

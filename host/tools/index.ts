@@ -7,5 +7,6 @@ export { resolveWorkspacePath } from './workspace-path.js';
 export { createSearchTools, readOnlyTools } from './registry.js';
 export { writeFileTool } from './write-file.js';
 export { editFileTool } from './edit-file.js';
-export { runCommandTool } from './run-command.js';
+export { createRunCommandTool } from './run-command.js';
 export { killProcessGroup } from './process-group.js';
+export { commandParts, commandWords, findShellSpecial, SHELL_METACHARACTERS } from './command-words.js';

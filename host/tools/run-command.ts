@@ -1,11 +1,15 @@
 /**
- * `run_command {command, cwd?, timeoutMs?}`: runs `/bin/sh -c command` in the workspace as
- * the leader of its own process group, stdin closed, with a minimal environment. Its output
- * streams into the runtime's output file under a byte cap; a timeout or a cancel stops the
- * whole group (SIGTERM, a grace period, SIGKILL).
+ * `run_command {command, cwd?, timeoutMs?, sandbox?}`: runs a command in the workspace
+ * inside the OS sandbox (host/sandbox), as the leader of its own process group, stdin
+ * closed, with a minimal environment. A command a person approved runs as `/bin/sh -c
+ * command`; one that runs unattended (an allow rule let it through) runs its words
+ * directly, never through a shell, so an assignment, alias, glob or `$VAR` means nothing.
+ * Its output streams into the runtime's output file under a byte cap; a timeout or a
+ * cancel stops the whole group (SIGTERM, a grace period, SIGKILL), and the sandbox with it.
  *
  * Background processes a command leaves running when it exits are stopped the same way:
  * otherwise they would outlive the run, out of reach of cancel, holding its output open.
+ * Where no sandbox can run, only a command a person approved runs, with full access.
  */
 import { spawn } from 'node:child_process';
 import type { ChildProcessByStdio } from 'node:child_process';
@@ -14,8 +18,10 @@ import { open, stat } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import { z } from 'zod';
+import type { PreparedSandbox, Sandbox, SandboxRequest } from '../sandbox/index.js';
 import { describeCommand } from './command-report.js';
 import type { CommandOutcome } from './command-report.js';
+import { commandWords } from './command-words.js';
 import { expectErrnoCode } from './expect-errno.js';
 import { formatBytes } from './format-bytes.js';
 import { EXCERPT_EDGE_BYTES, OutputCapture } from './output-capture.js';
@@ -23,9 +29,11 @@ import { isGroupGone, stopProcessGroup } from './process-group.js';
 import type { GroupStop } from './process-group.js';
 import { failedResult } from './tool-result.js';
 import { defineTool } from './tool-input.js';
-import type { ToolContext, ToolDefinition } from './types.js';
+import type { ToolContext, ToolDefinition, ToolResult } from './types.js';
 import { unattendedEnvironment } from './unattended-env.js';
 import { resolveToolPath, resolveWorkspacePath } from './workspace-path.js';
+import { realpath } from 'node:fs/promises';
+import path from 'node:path';
 
 /** Longest command, in UTF-8 bytes. */
 const RUN_COMMAND_MAX_BYTES = 32 * 1024;
@@ -42,6 +50,8 @@ const OUTPUT_SETTLE_MS = 2000;
 
 /** Settings of a `run_command` tool. */
 export interface RunCommandOptions {
+  /** The OS sandbox every command runs in (its status says when there is none). */
+  sandbox: Sandbox;
   /** Variables added to every command's environment, over the ones passed on. */
   extraEnv?: Record<string, string>;
   /** Time between SIGTERM and SIGKILL when a group is stopped (default 2000 ms). */
@@ -74,22 +84,134 @@ const runCommandInput = z.strictObject({
     .max(MAX_TIMEOUT_MS)
     .optional()
     .describe('Milliseconds before the command and its child processes are stopped.'),
+  sandbox: z
+    .strictObject({
+      network: z
+        .boolean()
+        .optional()
+        .describe('true: the command needs the network (npm install, git fetch).'),
+      write: z
+        .array(z.string().min(1).max(4096))
+        .max(16)
+        .optional()
+        .describe('Existing folders or files outside the workspace the command must change.'),
+    })
+    .optional()
+    .describe('Only when the command needs more than the sandbox gives: the user must approve it.'),
 });
 
 /** Validated input of `run_command`. */
 export type RunCommandInput = z.infer<typeof runCommandInput>;
 
 /** A `run_command` tool with its own environment, grace period, timeout and output cap. */
-export function createRunCommandTool(
-  options: RunCommandOptions = {},
-): ToolDefinition<RunCommandInput> {
+export function createRunCommandTool(options: RunCommandOptions): ToolDefinition<RunCommandInput> {
+  const { sandbox } = options;
   const graceMs = options.graceMs ?? 2000;
   const defaultTimeoutMs = options.defaultTimeoutMs ?? RUN_COMMAND_DEFAULT_TIMEOUT_MS;
   const maxOutputBytes = options.maxOutputBytes ?? 64 * 1024 * 1024;
+  /** Runs the command, in `prepared` when there is a sandbox, to its outcome. */
+  async function runPrepared(
+    input: RunCommandInput,
+    ctx: ToolContext,
+    cwd: { path: string; relative: string },
+    prepared: PreparedSandbox | null,
+  ): Promise<ToolResult> {
+    const sink = ctx.output;
+    let file: FileHandle | null = null;
+    if (sink !== undefined) {
+      try {
+        file = await openOutputFile(sink.path);
+      } catch (error) {
+        return failedResult('io_error', `cannot create the output file: ${expectErrnoCode(error)}`);
+      }
+    }
+    // Opening the file took a turn of the event loop: a cancel, or the store closing
+    // its gate after a failed commit, may have stopped the run meanwhile. Nothing spawns then.
+    if (ctx.signal.aborted) {
+      await file?.close();
+      return failedResult('cancelled', 'cancelled before it started');
+    }
+    const capture = new OutputCapture({
+      file,
+      capBytes: Math.min(sink?.capBytes ?? 0, maxOutputBytes),
+      ...(sink && { onChunk: (text: string, offset: number) => sink.onChunk(text, offset) }),
+    });
+    const attendedEnv = { ...passedOnEnvironment(), ...options.extraEnv };
+    const baseEnv = ctx.unattended
+      ? unattendedEnvironment(attendedEnv, ctx.workspace)
+      : attendedEnv;
+    const env = prepared === null ? baseEnv : { ...baseEnv, TMPDIR: prepared.plan.tempDir };
+    const argv = commandArgv(input.command, ctx.unattended === true);
+    const started = performance.now();
+    const started_ =
+      prepared === null
+        ? { file: argv[0] ?? '', args: argv.slice(1) }
+        : prepared.wrap(argv, cwd.path);
+    let child: ChildProcessByStdio<null, Readable, Readable>;
+    try {
+      child = spawn(started_.file, started_.args, {
+        cwd: cwd.path,
+        env,
+        // Its own group (and session): one signal to -pgid reaches every descendant.
+        detached: true,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+    } catch (error) {
+      await capture.finish();
+      return failedResult(
+        'spawn_failed',
+        `cannot start ${started_.file}: ${expectErrnoCode(error)}`,
+      );
+    }
+    const pgid = child.pid;
+    if (pgid === undefined) {
+      const error = await new Promise<Error>((resolve) => child.once('error', resolve));
+      await capture.finish();
+      return failedResult(
+        'spawn_failed',
+        `cannot start ${started_.file}: ${expectErrnoCode(error)}`,
+      );
+    }
+    try {
+      ctx.onProcessGroup?.(pgid);
+    } catch (error) {
+      await stopProcessGroup(pgid, 0);
+      await capture.finish();
+      throw error;
+    }
+    const closed = Promise.all([capture.attach(child.stdout), capture.attach(child.stderr)]);
+    const timeoutMs = input.timeoutMs ?? defaultTimeoutMs;
+    const run = await supervise(child, pgid, { started, timeoutMs, graceMs, ctx });
+    await settleOutput(closed, [child.stdout, child.stderr]);
+    const protectedChanges = (prepared?.finish() ?? []).map((changed) =>
+      path.relative(ctx.workspace, changed),
+    );
+    const outcome: CommandOutcome = {
+      ...run,
+      command: input.command,
+      cwd: cwd.relative,
+      timeoutMs,
+      output: await capture.finish(),
+      outputPath: sink?.path ?? null,
+      sandbox:
+        prepared === null
+          ? 'unsandboxed'
+          : sandbox.status.available
+            ? sandbox.status.kind
+            : 'unsandboxed',
+      protectedChanges,
+    };
+    return describeCommand(outcome);
+  }
+
   return defineTool<RunCommandInput>({
     name: 'run_command',
     description:
-      `Run a shell command with /bin/sh -c in the workspace, or in cwd inside it. stdin is ` +
+      `Run a shell command with /bin/sh -c in the workspace, or in cwd inside it, inside a ` +
+      `sandbox: it may change files only in the workspace (never .git hooks or config), ` +
+      `has no network, and cannot read secrets (.env files, keys, credentials). Ask for ` +
+      `more with sandbox: {network: true} or {write: [paths]} only when needed: the user ` +
+      `must approve it. stdin is ` +
       `closed, so nothing interactive works; the environment holds only ` +
       `${COMMAND_ENV_KEYS.join(', ')}. Returns the exit status, the time taken and the ` +
       `output, stdout and stderr interleaved (its first and last ` +
@@ -105,83 +227,55 @@ export function createRunCommandTool(
       if (unusable !== null) {
         return failedResult('spawn_failed', `cannot run in ${cwd.relative}: ${unusable}`);
       }
+      const request = await sandboxRequest(input.sandbox, ctx);
+      if (!request.ok) return failedResult('invalid_input', request.reason);
+      if (!sandbox.status.available && ctx.unattended === true) {
+        return failedResult(
+          'permission_denied',
+          `no sandbox can run here (${sandbox.status.reason}), so no command runs without ` +
+            `the user's approval`,
+        );
+      }
       if (ctx.signal.aborted) return failedResult('cancelled', 'cancelled before it started');
-      const sink = ctx.output;
-      let file: FileHandle | null = null;
-      if (sink !== undefined) {
+      let prepared: PreparedSandbox | null = null;
+      if (sandbox.status.available) {
         try {
-          file = await openOutputFile(sink.path);
+          prepared = await sandbox.prepare(ctx.workspace, request.request);
         } catch (error) {
+          return failedResult('spawn_failed', `cannot prepare the sandbox: ${String(error)}`);
+        }
+        if (prepared.capped && ctx.unattended === true) {
+          prepared.finish();
           return failedResult(
-            'io_error',
-            `cannot create the output file: ${expectErrnoCode(error)}`,
+            'permission_denied',
+            'the workspace has too many files to check for secrets before a command runs ' +
+              "unattended; it needs the user's approval",
           );
         }
       }
-      // Opening the file took a turn of the event loop: a cancel, or the store closing
-      // its gate after a failed commit, may have stopped the run meanwhile. Nothing spawns then.
-      if (ctx.signal.aborted) {
-        await file?.close();
-        return failedResult('cancelled', 'cancelled before it started');
-      }
-      const capture = new OutputCapture({
-        file,
-        capBytes: Math.min(sink?.capBytes ?? 0, maxOutputBytes),
-        ...(sink && { onChunk: (text: string, offset: number) => sink.onChunk(text, offset) }),
-      });
-      const attendedEnv = { ...passedOnEnvironment(), ...options.extraEnv };
-      const env = ctx.unattended ? unattendedEnvironment(attendedEnv, ctx.workspace) : attendedEnv;
-      const started = performance.now();
-      let child: ChildProcessByStdio<null, Readable, Readable>;
       try {
-        child = spawn('/bin/sh', ['-c', input.command], {
-          cwd: cwd.path,
-          env,
-          // Its own group (and session): one signal to -pgid reaches every descendant.
-          detached: true,
-          stdio: ['ignore', 'pipe', 'pipe'],
-        });
-      } catch (error) {
-        await capture.finish();
-        return failedResult('spawn_failed', `cannot start /bin/sh: ${expectErrnoCode(error)}`);
+        return await runPrepared(input, ctx, cwd, prepared);
+      } finally {
+        prepared?.finish();
       }
-      const pgid = child.pid;
-      if (pgid === undefined) {
-        const error = await new Promise<Error>((resolve) => child.once('error', resolve));
-        await capture.finish();
-        return failedResult('spawn_failed', `cannot start /bin/sh: ${expectErrnoCode(error)}`);
-      }
-      try {
-        ctx.onProcessGroup?.(pgid);
-      } catch (error) {
-        await stopProcessGroup(pgid, 0);
-        await capture.finish();
-        throw error;
-      }
-      const closed = Promise.all([capture.attach(child.stdout), capture.attach(child.stderr)]);
-      const timeoutMs = input.timeoutMs ?? defaultTimeoutMs;
-      const run = await supervise(child, pgid, { started, timeoutMs, graceMs, ctx });
-      await settleOutput(closed, [child.stdout, child.stderr]);
-      const outcome: CommandOutcome = {
-        ...run,
-        command: input.command,
-        cwd: cwd.relative,
-        timeoutMs,
-        output: await capture.finish(),
-        outputPath: sink?.path ?? null,
-      };
-      return describeCommand(outcome);
     },
-    async preview(input, { workspace }) {
+    async preview(input, ctx) {
+      const { workspace } = ctx;
       const cwd = await resolveWorkspacePath(workspace, input.cwd ?? '.');
       const real = 'path' in cwd ? cwd.path : (input.cwd ?? workspace);
-      return { kind: 'command', command: input.command, cwd: real };
+      const request = await sandboxRequest(input.sandbox, ctx);
+      // A request naming a path that does not exist fails when it runs; the card shows
+      // the paths as the input names them.
+      const scope = sandbox.scope(
+        workspace,
+        request.ok
+          ? request.request
+          : { network: input.sandbox?.network === true, write: input.sandbox?.write ?? [] },
+      );
+      return { kind: 'command', command: input.command, cwd: real, sandbox: scope };
     },
   });
 }
-
-/** The `run_command` tool with default settings. */
-export const runCommandTool = createRunCommandTool();
 
 type Supervision = Pick<CommandOutcome, 'exit' | 'stoppedBy' | 'backgroundStopped' | 'groupGone'>;
 
@@ -246,6 +340,46 @@ async function settleOutput(closed: Promise<unknown>, streams: Readable[]): Prom
   if (settled !== 'late') return;
   for (const stream of streams) stream.destroy();
   await closed;
+}
+
+/**
+ * The program and arguments to start: an unattended command's own words when it has
+ * plain ones (no shell: an assignment, alias or `$VAR` in it means nothing), else
+ * `/bin/sh -c command` (approved by a person, or `tools.run_command: "allow"`).
+ */
+function commandArgv(command: string, unattended: boolean): string[] {
+  if (unattended) {
+    const words = commandWords(command);
+    if (words.ok) return words.argv;
+  }
+  return ['/bin/sh', '-c', command];
+}
+
+type RequestCheck = { ok: true; request: SandboxRequest } | { ok: false; reason: string };
+
+/**
+ * The call's `sandbox` input with its write paths as real paths (relative ones from the
+ * workspace), and the approved folder outside the workspace the command runs in: each
+ * must exist.
+ */
+async function sandboxRequest(
+  input: RunCommandInput['sandbox'],
+  ctx: Pick<ToolContext, 'workspace' | 'outsideAccess'>,
+): Promise<RequestCheck> {
+  const named = [...(input?.write ?? [])];
+  if (ctx.outsideAccess?.kind === 'write') named.push(ctx.outsideAccess.path);
+  const write: string[] = [];
+  for (const name of named) {
+    try {
+      write.push(await realpath(path.resolve(ctx.workspace, name)));
+    } catch (error) {
+      return {
+        ok: false,
+        reason: `sandbox.write names ${name}, which cannot be used (${expectErrnoCode(error)}); name an existing folder or file`,
+      };
+    }
+  }
+  return { ok: true, request: { network: input?.network === true, write } };
 }
 
 function passedOnEnvironment(): Record<string, string> {

@@ -1,0 +1,239 @@
+/**
+ * The sandbox one command runs in: its plan made from the workspace, the call's request
+ * and a walk for secrets; the command line that starts it inside; and, after the call,
+ * which protected paths it changed where the sandbox could not refuse it.
+ */
+import {
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { CommandSandbox as CommandSandboxScope } from '../../protocol/index.js';
+import { bwrapCommand } from './bwrap-args.js';
+import { withoutCredentials } from './git-config-credentials.js';
+import { seatbeltCommand } from './seatbelt-profile.js';
+import { changedSecrets, snapshotSecrets } from './secret-walk.js';
+import type {
+  ReplacedFile,
+  SandboxPlan,
+  SandboxRequest,
+  SandboxStatus,
+  WrappedCommand,
+} from './types.js';
+
+/**
+ * What of the home folder stays readable in an emptied one: the folders of programs and
+ * libraries commands run from (version managers, toolchains), never a whole tool's
+ * folder that also keeps credentials (`.cargo` has `credentials.toml`: only its `bin`),
+ * and git's own settings (shown without credentials, like `.git/config`).
+ */
+/** Names of git config files: a repository's, and the user's. */
+const GIT_CONFIG_NAMES: readonly string[] = ['config', '.gitconfig'];
+
+const HOME_TOOLCHAINS: readonly string[] = [
+  '.nvm',
+  '.volta',
+  '.fnm',
+  '.bun/bin',
+  '.deno/bin',
+  '.local/bin',
+  '.local/lib',
+  '.cargo/bin',
+  '.rustup',
+  '.pyenv',
+  '.rbenv',
+  '.sdkman/candidates',
+  '.npm-global',
+  'go/bin',
+  '.gitconfig',
+  '.config/git/config',
+  '.config/git/ignore',
+];
+
+/** Entries the walk for secrets looks at before it gives up (then an unattended call asks). */
+const DEFAULT_MAX_ENTRIES = 100_000;
+
+/** What the sandbox hides: the policy's secret set, the host's own files. */
+export interface SecretSet {
+  /** True for an absolute real path no command may read or write. */
+  isSecret(absolute: string): boolean;
+  /**
+   * Secret files and folders hidden wherever they are, walked or not: the stores in the
+   * home folder (`~/.ssh`, `~/.aws`, …), the host's data directory and config file.
+   */
+  fixedPaths: readonly string[];
+  /** The same set as POSIX regular expressions on an absolute path (Seatbelt). */
+  patterns: readonly string[];
+}
+
+/** A command's sandbox, ready to start it. */
+export interface PreparedSandbox {
+  plan: SandboxPlan;
+  /** True when the walk for secrets stopped at its cap: some may not be hidden. */
+  capped: boolean;
+  /** The command line that runs `argv` in `cwd` inside the sandbox. */
+  wrap(argv: readonly string[], cwd: string): WrappedCommand;
+  /**
+   * After the call: the protected paths (secrets, `.git` internals) it created, changed or
+   * removed, sorted; then the call's temporary folder is removed.
+   */
+  finish(): string[];
+}
+
+/** The machine's sandbox: what the card says of a command, and its preparation. */
+export class Sandbox {
+  readonly status: SandboxStatus;
+  readonly #secretsFor: (workspace: string) => Promise<SecretSet>;
+  readonly #maxEntries: number;
+  readonly #home: string;
+
+  constructor(
+    status: SandboxStatus,
+    secretsFor: (workspace: string) => Promise<SecretSet>,
+    home: string,
+    maxEntries = DEFAULT_MAX_ENTRIES,
+  ) {
+    this.status = status;
+    this.#secretsFor = secretsFor;
+    this.#home = home;
+    this.#maxEntries = maxEntries;
+  }
+
+  /** The approval card's account of where a command with `request` would run. */
+  scope(workspace: string, request: SandboxRequest | undefined): CommandSandboxScope {
+    if (!this.status.available) return { contained: false, reason: this.status.reason };
+    return {
+      contained: true,
+      kind: this.status.kind,
+      writable: [workspace, ...(request?.write ?? [])],
+      network: request?.network === true,
+    };
+  }
+
+  /**
+   * The sandbox of one command in `workspace` (a real path) with `request` (its write
+   * paths real and existing). Throws when the sandbox is not available: callers check
+   * `status` first.
+   */
+  async prepare(workspace: string, request: SandboxRequest | undefined): Promise<PreparedSandbox> {
+    const status = this.status;
+    if (!status.available) throw new Error(`no sandbox: ${status.reason}`);
+    const secrets = await this.#secretsFor(workspace);
+    const writable = [workspace, ...(request?.write ?? [])];
+    const isSecret = (absolute: string) => secrets.isSecret(absolute);
+    const before = snapshotSecrets(writable, isSecret, this.#maxEntries);
+    // Real path: macOS's temporary folder is under /var, a symlink to /private/var.
+    const callDir = realpathSync(mkdtempSync(path.join(tmpdir(), 'tether-call-')));
+    const tempDir = path.join(callDir, 'tmp');
+    mkdirSync(tempDir, { mode: 0o700 });
+    const home = emptiedHome(this.#home, writable);
+    const replaced = replacedGitConfigs([...before.gitCode, ...(home?.readable ?? [])]);
+    const replacedFiles = replaced.map((file, i) => {
+      const source = path.join(callDir, `replaced-${i}`);
+      writeFileSync(source, file.content, { mode: 0o400 });
+      return source;
+    });
+    const plan: SandboxPlan = {
+      workspace,
+      writable,
+      tempDir,
+      readOnly: before.gitCode,
+      hidden: uniqueHidden([...fixedHidden(secrets.fixedPaths), ...before.hidden]),
+      replaced,
+      hiddenPatterns: secrets.patterns,
+      network: request?.network === true,
+      home,
+    };
+    let finished = false;
+    return {
+      plan,
+      capped: before.capped,
+      wrap: (argv, cwd) =>
+        status.kind === 'bwrap'
+          ? bwrapCommand(status.program, plan, argv, cwd, replacedFiles)
+          : seatbeltCommand(plan, argv),
+      finish: () => {
+        if (finished) return [];
+        finished = true;
+        rmSync(callDir, { recursive: true, force: true });
+        // Seatbelt refuses protected names by pattern, new ones too: nothing to look for.
+        if (status.kind === 'seatbelt') return [];
+        return changedSecrets(before, snapshotSecrets(writable, isSecret, this.#maxEntries));
+      },
+    };
+  }
+}
+
+/**
+ * The home folder emptied inside a bubblewrap sandbox, but for the toolchains that exist
+ * in it; null when a writable folder is the home folder or holds it.
+ */
+function emptiedHome(home: string, writable: readonly string[]): SandboxPlan['home'] {
+  const real = realOrNull(home);
+  if (real === null || real === '/') return null;
+  if (writable.some((folder) => isInsideOrSame(real, folder))) return null;
+  const readable = HOME_TOOLCHAINS.flatMap((name) => {
+    const found = realOrNull(path.join(real, name));
+    return found !== null && isInsideOrSame(found, real) ? [found] : [];
+  });
+  return { path: real, readable };
+}
+
+/** The fixed secret paths as hidden entries: folders and files that exist now. */
+function fixedHidden(paths: readonly string[]): SandboxPlan['hidden'] {
+  return paths.flatMap((named) => {
+    const absolute = realOrNull(named);
+    const type = absolute === null ? null : typeOf(absolute);
+    if (absolute === null) return [];
+    return type === null ? [] : [{ path: absolute, type }];
+  });
+}
+
+/** Each git config file among `files` that holds credentials, shown without them. */
+function replacedGitConfigs(files: readonly string[]): ReplacedFile[] {
+  return files.flatMap((absolute) => {
+    if (!GIT_CONFIG_NAMES.includes(path.basename(absolute))) return [];
+    let text: string;
+    try {
+      text = readFileSync(absolute, 'utf8');
+    } catch {
+      return [];
+    }
+    const content = withoutCredentials(text);
+    return content === null ? [] : [{ path: absolute, content }];
+  });
+}
+
+function uniqueHidden(hidden: SandboxPlan['hidden']): SandboxPlan['hidden'] {
+  const seen = new Set<string>();
+  return hidden.filter((entry) => !seen.has(entry.path) && seen.add(entry.path));
+}
+
+function typeOf(absolute: string): 'file' | 'dir' | null {
+  try {
+    const stats = lstatSync(absolute);
+    if (stats.isSymbolicLink()) return null;
+    return stats.isDirectory() ? 'dir' : 'file';
+  } catch {
+    return null;
+  }
+}
+
+function realOrNull(absolute: string): string | null {
+  try {
+    return realpathSync(absolute);
+  } catch {
+    return null;
+  }
+}
+
+function isInsideOrSame(candidate: string, folder: string): boolean {
+  const relative = path.relative(folder, candidate);
+  return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
+}

@@ -1,0 +1,8 @@
+/**
+ * host/sandbox: the OS sandbox every command runs in (bubblewrap on Linux, Seatbelt on
+ * macOS), built per call from one plan of what the call may touch.
+ */
+export { Sandbox } from './command-sandbox.js';
+export type { PreparedSandbox, SecretSet } from './command-sandbox.js';
+export { detectSandbox } from './detect-sandbox.js';
+export type { SandboxRequest, SandboxStatus } from './types.js';

@@ -1,0 +1,89 @@
+/**
+ * The contracts of the OS sandbox every command runs in (docs/policy.md, "The sandbox"):
+ * what a call may touch, as one plan that both platforms' builders turn into their own
+ * form (bubblewrap arguments on Linux, a Seatbelt profile on macOS).
+ */
+
+/** More than the default a command asks for in its input (`run_command`'s `sandbox`). */
+export interface SandboxRequest {
+  /** Network access (the default is none, loopback included). */
+  network?: boolean;
+  /** Folders or files outside the workspace the command may also change (real paths). */
+  write?: readonly string[];
+}
+
+/** A file or folder hidden inside the sandbox: it cannot be read, listed or written. */
+export interface HiddenPath {
+  /** Absolute real path. */
+  path: string;
+  type: 'file' | 'dir';
+}
+
+/** A file the sandbox shows with other content: `.git/config` without its credentials. */
+export interface ReplacedFile {
+  /** Absolute real path of the file the command sees. */
+  path: string;
+  /** The content it sees there instead (read-only). */
+  content: string;
+}
+
+/**
+ * Everything one sandboxed command may touch. Reads: everything but `hidden` and what
+ * `hiddenPatterns` match. Writes: only inside `writable`, never `readOnly`, `hidden` or
+ * what `hiddenPatterns` match. Network: `network`. Child processes stay inside, and the
+ * sandbox ends with the call's process group.
+ */
+export interface SandboxPlan {
+  /** Real path of the workspace (writable; the command's folder is inside it or approved). */
+  workspace: string;
+  /** Folders (and files) the command may change, real paths: the workspace, approved extras. */
+  writable: readonly string[];
+  /** A private temporary folder for this call (writable; `TMPDIR` names it). */
+  tempDir: string;
+  /**
+   * Paths inside a writable folder that stay read-only: the `.git` internals that make
+   * git run code (`hooks`, `config`, `info`) of each repository found. Existing ones only.
+   */
+  readOnly: readonly string[];
+  /** Existing secrets, the host's data directory and config file: no read, no write. */
+  hidden: readonly HiddenPath[];
+  /**
+   * Files shown with other content, read-only: a `.git/config` holding credentials, as
+   * it is without them (Linux). A builder that cannot replace a file hides it instead.
+   */
+  replaced: readonly ReplacedFile[];
+  /**
+   * The secret set as regular expressions on an absolute path (POSIX extended syntax, as
+   * Seatbelt's `regex` takes them): denied for reads and writes wherever they match,
+   * also for files created during the call. Builders that can only hide existing paths
+   * (bubblewrap) ignore them; the host then checks the workspace after the call.
+   */
+  hiddenPatterns: readonly string[];
+  /** True: the command may use the network. False: none, loopback included. */
+  network: boolean;
+  /**
+   * Linux: the user's home folder, emptied inside the sandbox but for `readable` (the
+   * toolchains commands run from, read-only) and what is writable: bubblewrap cannot hide
+   * secrets by name, and a walk of a whole home folder is too slow. Null: the home folder
+   * is not emptied (it is the workspace, or holds it at its root). Seatbelt ignores it:
+   * its patterns hide the secret set everywhere.
+   */
+  home: { path: string; readable: readonly string[] } | null;
+}
+
+/** A command line to start in place of the command: the sandbox program and its arguments. */
+export interface WrappedCommand {
+  file: string;
+  args: string[];
+}
+
+/** Which sandbox this machine has, or why none can run. */
+export type SandboxStatus =
+  | { available: true; kind: 'bwrap' | 'seatbelt'; program: string }
+  | {
+      available: false;
+      /** Why, in a sentence: "bwrap is not installed". */
+      reason: string;
+      /** What to do about it: "install it: sudo apt-get install bubblewrap". */
+      fix: string;
+    };

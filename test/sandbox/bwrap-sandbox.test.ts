@@ -1,0 +1,210 @@
+/**
+ * Commands in the real bubblewrap sandbox (Linux): a command the model changed, allowed
+ * by a rule or approved without an escalation, tries each way out the attack reviews
+ * found, and none of it happens. Skipped, and said so, where bwrap cannot run.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import type { Server } from 'node:net';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { detectSandbox, Sandbox } from '../../host/sandbox/index.js';
+import type { SecretSet } from '../../host/sandbox/index.js';
+import type { ToolResult } from '../../host/tools/index.js';
+import { createRunCommandTool } from '../../host/tools/index.js';
+import type { RunCommandInput } from '../../host/tools/testing.js';
+import { tempDir } from '../support/temp-dir.js';
+
+const status = detectSandbox({ platform: process.platform, searchPath: process.env.PATH ?? '' });
+const bwrap = status.available && status.kind === 'bwrap';
+
+let root: string;
+let ws: string;
+let home: string;
+let dataDir: string;
+let server: Server;
+let port: number;
+let cleanup: () => void;
+
+function secretsFor(): Promise<SecretSet> {
+  const names = /(^|\/)(\.env(\..*)?|id_rsa|\.npmrc)$/;
+  return Promise.resolve({
+    isSecret: (absolute) =>
+      names.test(absolute) || absolute === dataDir || absolute.startsWith(`${dataDir}/`),
+    fixedPaths: [path.join(home, '.ssh'), dataDir],
+    patterns: [],
+  });
+}
+
+const sandbox = new Sandbox(status, secretsFor, '/nonexistent-home');
+
+async function run(
+  input: RunCommandInput,
+  options: { unattended?: boolean; using?: Sandbox } = {},
+): Promise<ToolResult> {
+  const tool = createRunCommandTool({ sandbox: options.using ?? sandbox, graceMs: 200 });
+  return tool.execute(input, {
+    workspace: ws,
+    signal: new AbortController().signal,
+    unattended: options.unattended ?? true,
+  });
+}
+
+beforeAll(async () => {
+  const made = tempDir('tether-sbx-');
+  root = realpathSync(made.path);
+  cleanup = made.remove;
+  ws = path.join(root, 'ws');
+  home = path.join(root, 'home');
+  dataDir = path.join(root, 'data');
+  for (const folder of [ws, path.join(home, '.ssh'), dataDir])
+    mkdirSync(folder, { recursive: true });
+  writeFileSync(path.join(home, '.ssh', 'id_rsa'), 'PRIVATE KEY\n');
+  writeFileSync(path.join(dataDir, 'host-key.json'), '{"secret":"HOSTKEY"}\n');
+  execFileSync('git', ['init', '-q', ws]);
+  execFileSync('git', [
+    '-C',
+    ws,
+    'remote',
+    'add',
+    'origin',
+    'https://user:ghp_TOKEN123@example.com/r.git',
+  ]);
+  writeFileSync(path.join(ws, '.env'), 'API_KEY=dotenv-secret\n');
+  // The model changed the Makefile: its targets try each way out.
+  writeFileSync(
+    path.join(ws, 'Makefile'),
+    [
+      'hook:',
+      '\techo "#!/bin/sh" > .git/hooks/pre-commit',
+      'config:',
+      '\tgit config core.hooksPath scripts',
+      '',
+    ].join('\n'),
+  );
+  server = createServer((socket) => socket.end('hello from the host\n'));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  port = (server.address() as { port: number }).port;
+});
+
+afterAll(() => {
+  server?.close();
+  cleanup?.();
+});
+
+describe.skipIf(!bwrap)('commands in bubblewrap (needs bwrap; skipped without it)', () => {
+  it('a changed Makefile cannot write a git hook', async () => {
+    const result = await run({ command: 'make hook' });
+    expect(result.status).toBe('failed');
+    expect(result.content).toMatch(/Read-only file system|Permission denied/);
+    expect(existsSync(path.join(ws, '.git', 'hooks', 'pre-commit'))).toBe(false);
+  });
+
+  it("nor git's config (core.hooksPath), even with an assignment before the program", async () => {
+    expect((await run({ command: 'make config' })).status).toBe('failed');
+    const assigned = await run({ command: 'X=1 git config core.hooksPath scripts' });
+    expect(assigned.status).toBe('failed');
+    // Approved by a person, through the shell, where the assignment works: still refused.
+    const approved = await run(
+      { command: 'X=1 git config core.hooksPath scripts' },
+      { unattended: false },
+    );
+    expect(approved.status).toBe('failed');
+    expect(readFileSync(path.join(ws, '.git', 'config'), 'utf8')).not.toContain('hooksPath');
+  });
+
+  it('cannot write outside the workspace, approved or not', async () => {
+    // Beside the workspace, in the machine's /tmp: the sandbox has a /tmp of its own, so
+    // the file lands there and vanishes with it. Elsewhere (this checkout): refused.
+    const here = path.join(process.cwd(), `outside-${process.pid}`);
+    for (const unattended of [true, false]) {
+      await run({ command: `touch ${root}/outside` }, { unattended });
+      expect(existsSync(path.join(root, 'outside'))).toBe(false);
+      const result = await run({ command: `touch ${here}` }, { unattended });
+      expect(result.status).toBe('failed');
+      expect(result.content).toContain('Read-only file system');
+      expect(existsSync(here)).toBe(false);
+    }
+  });
+
+  it('writes inside the workspace and its own temporary folder', async () => {
+    const result = await run(
+      { command: 'echo made > made.txt && echo tmp > "$TMPDIR/t" && cat "$TMPDIR/t"' },
+      { unattended: false },
+    );
+    expect(result.status).toBe('succeeded');
+    expect(result.content).toContain('tmp');
+    expect(readFileSync(path.join(ws, 'made.txt'), 'utf8')).toBe('made\n');
+  });
+
+  it('cannot read a key in the home folder, the data directory, or .env', async () => {
+    for (const file of [path.join(home, '.ssh', 'id_rsa'), path.join(dataDir, 'host-key.json')]) {
+      const result = await run({ command: `cat ${file}` }, { unattended: false });
+      expect(result.status).toBe('failed');
+      expect(result.content).not.toMatch(/PRIVATE KEY|HOSTKEY/);
+    }
+    const dotenv = await run({ command: 'cat .env' });
+    expect(dotenv.status).toBe('failed');
+    expect(dotenv.content).not.toContain('dotenv-secret');
+    const grep = await run({ command: 'grep -rn API_KEY .' }, { unattended: false });
+    expect(grep.content).not.toContain('dotenv-secret');
+  });
+
+  it("sees .git/config without the token in a remote's URL, and git still works", async () => {
+    const config = await run({ command: 'cat .git/config' });
+    expect(config.status).toBe('succeeded');
+    expect(config.content).toContain('https://example.com/r.git');
+    expect(config.content).not.toContain('ghp_TOKEN123');
+    expect((await run({ command: 'git status --short' })).status).toBe('succeeded');
+  });
+
+  it('cannot connect to a port on loopback, unless it asked for the network', async () => {
+    const connect = `node -e "require('net').connect(${port},'127.0.0.1').on('data',d=>process.stdout.write(d)).on('error',e=>{console.log(e.code);process.exit(3)})"`;
+    const refused = await run({ command: connect }, { unattended: false });
+    expect(refused.status).toBe('failed');
+    expect(refused.content).not.toContain('hello from the host');
+    const allowed = await run(
+      { command: connect, sandbox: { network: true } },
+      { unattended: false },
+    );
+    expect(allowed.content).toContain('hello from the host');
+  });
+
+  it('says which protected paths a command created (bubblewrap cannot refuse a new name)', async () => {
+    const result = await run({ command: 'touch .env.local notes.txt' });
+    expect(result.status).toBe('failed');
+    expect(result.error?.code).toBe('protected_path_changed');
+    expect(result.data?.protectedChanges).toEqual(['.env.local']);
+    expect(result.content).toContain('.env.local');
+  });
+
+  it('a background process ends with the sandbox', async () => {
+    const result = await run({ command: 'sleep 30 & echo $! > bg.pid' }, { unattended: false });
+    expect(result.status).toBe('succeeded');
+    const out = execFileSync('ps', ['-eo', 'args']).toString();
+    expect(out).not.toMatch(/^sleep 30$/m);
+  });
+});
+
+describe('without a sandbox', () => {
+  const none = new Sandbox(
+    { available: false, reason: 'bwrap is not installed', fix: 'install it' },
+    secretsFor,
+    '/nonexistent-home',
+  );
+
+  it('runs nothing unattended, and says why', async () => {
+    const result = await run({ command: 'touch ran.txt' }, { using: none });
+    expect(result.status).toBe('failed');
+    expect(result.error?.code).toBe('permission_denied');
+    expect(result.error?.message).toContain('bwrap is not installed');
+    expect(existsSync(path.join(ws, 'ran.txt'))).toBe(false);
+  });
+
+  it('runs an approved command with full access, and the result says so', async () => {
+    const result = await run({ command: 'true' }, { using: none, unattended: false });
+    expect(result.status).toBe('succeeded');
+    expect(result.data?.sandbox).toBe('unsandboxed');
+  });
+});
