@@ -27,10 +27,10 @@ Options:
   }
   return `Usage: tether remote approve <approvalId> [--yes] [--note TEXT] [--host HOSTID] [--state FILE]
 
-Shows what the approval is for (the whole command and its folder, the file and its diff,
-any path outside the workspace) and, if its input digest matches what it shows, asks
-"Approve? [y/N]" and approves it only on y. Without a terminal to ask on it approves only
-with --yes. \`tether remote watch\` lists pending approvals.
+Shows what the approval is for (the whole command, whether it runs in the sandbox, and
+its folder; the file and its diff; any path outside the workspace) and, if its input
+digest matches what it shows, asks "Approve? [y/N]" and approves it only on y. Without a
+terminal to ask on it approves only with --yes. \`tether remote watch\` lists pending approvals.
 
 Options:
   --yes         approve without asking (for scripts: read the card first)

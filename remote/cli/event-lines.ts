@@ -36,10 +36,11 @@ function labelled(label: string, value: string): string[] {
 }
 
 /**
- * How an approval card reads, by {@link approvalView}: a `run_command`'s whole command
- * and its folder (whatever the preview's kind), a write's path, real path and diff, a
- * path and its access, the real path when the host's differs, any path outside the
- * workspace, and a note when hidden characters were shown escaped. Nothing is cut.
+ * How an approval card reads, by {@link approvalView}: a `run_command`'s whole command,
+ * where it runs (sandboxed or not) and its folder (whatever the preview's kind), a write's
+ * path, real path and diff, a path and its access, the real path when the host's differs,
+ * any path outside the workspace, and a note when hidden characters were shown escaped.
+ * Nothing is cut.
  */
 export function describeApproval(approval: ApprovalCard): string[] {
   const view = approvalView(approval);
@@ -56,7 +57,9 @@ export function describeApproval(approval: ApprovalCard): string[] {
     );
   }
   if (view.command !== undefined) {
-    lines.push(...labelled('command:', view.command), ...labelled('folder:', view.folder ?? ''));
+    lines.push(...labelled('command:', view.command));
+    if (view.sandbox !== undefined) lines.push(...labelled('runs:', view.sandbox.line));
+    lines.push(...labelled('folder:', view.folder ?? ''));
   }
   if (view.path !== undefined) {
     const what = view.access === undefined ? view.path : `${view.path} (${view.access})`;
@@ -75,11 +78,12 @@ export function describeApproval(approval: ApprovalCard): string[] {
     );
   }
   lines.push(...labelled('workspace:', approval.workspace));
-  const { command, folder, path, realPath, diff } = view;
+  const { command, sandbox, folder, path, realPath, diff } = view;
   const shown = [
     approval.reason,
     approval.workspace,
     command,
+    sandbox?.line,
     folder,
     path,
     realPath,

@@ -3,7 +3,7 @@
  * runs, taken from the digest-checked `input` where it has the field, so that no kind of
  * preview (nor an old row's) can leave one out.
  */
-import type { Approval } from '../../protocol/index.js';
+import { type Approval, sandboxScopeLine } from '../../protocol/index.js';
 
 /** The fields of one approval card; each is shown in full (escaped by the view). */
 export interface ApprovalView {
@@ -11,6 +11,8 @@ export interface ApprovalView {
   command?: string;
   /** `run_command`: the folder it runs in, the input's `cwd` joined to the workspace. */
   folder?: string;
+  /** `run_command`: where it runs, the card's most important line after the command. */
+  sandbox?: SandboxView;
   /** The file or path the call names (the input's `path`, else the preview's). */
   path?: string;
   /**
@@ -28,6 +30,24 @@ export interface ApprovalView {
   /** A tool of an MCP server: which, what it says it does, and the arguments it gets. */
   mcp?: McpCallView;
 }
+
+/**
+ * Where a command runs. `line` is `sandboxed: may change files in /w, no network, cannot
+ * read your secrets`, `outside the sandbox: full access, because …`, or, from a host that
+ * does not say, {@link SANDBOX_NOT_REPORTED}. The host's paths and reason are in `line`:
+ * escape it. A card shows it as a warning when `!contained || network`.
+ */
+export interface SandboxView {
+  line: string;
+  /** Inside the OS sandbox; false when the host says it is not, or does not say. */
+  contained: boolean;
+  /** May reach the network: true when not contained. */
+  network: boolean;
+}
+
+/** The sandbox line of a command whose host does not report one (hosts before it existed). */
+const SANDBOX_NOT_REPORTED =
+  'sandbox: not reported by this host (an older version): assume full access';
 
 /** The MCP part of a card (the description and the arguments are the server's and the model's text: escape them). */
 export interface McpCallView {
@@ -74,8 +94,9 @@ export function inputText(input: unknown, name: string): string | undefined {
 }
 
 /**
- * The card of an approval. A `run_command` always shows its command and folder, whatever
- * the preview's kind; a write shows its real target path beside the diff; a card shows
+ * The card of an approval. A `run_command` always shows its command, its folder and where
+ * it runs (the preview's `sandbox`, or that the host did not say), whatever the preview's
+ * kind; a write shows its real target path beside the diff; a card shows
  * the preview's `outside`, and a `path` preview that names anything but the workspace
  * as outside (hosts before `outside` existed sent one only for a path outside).
  */
@@ -101,6 +122,15 @@ export function approvalView(
     const folder = (view.folder = workspacePath(workspace, inputText(input, 'cwd') ?? '.'));
     const real = preview.kind === 'command' ? preview.cwd : named ? preview.path : folder;
     if (real !== folder) view.realPath = real;
+    const sandbox = preview.kind === 'command' ? preview.sandbox : undefined;
+    view.sandbox =
+      sandbox === undefined
+        ? { line: SANDBOX_NOT_REPORTED, contained: false, network: true }
+        : {
+            line: sandboxScopeLine(sandbox),
+            contained: sandbox.contained,
+            network: !sandbox.contained || sandbox.network,
+          };
     return view;
   }
   view.path = inputText(input, 'path') ?? preview.path;

@@ -45,7 +45,12 @@ function approval(overrides: Partial<Approval> = {}): Approval {
     input,
     workspace: WORKSPACE,
     inputDigest: digest({ tool: 'run_command', input, workspace: WORKSPACE }),
-    preview: { kind: 'command', command: 'npm test', cwd: WORKSPACE },
+    preview: {
+      kind: 'command',
+      command: 'npm test',
+      cwd: WORKSPACE,
+      sandbox: { contained: true, kind: 'bwrap', writable: [WORKSPACE], network: false },
+    },
     reason: 'runs a command',
     expiresAt: Date.now() + 60_000,
     decidedBy: null,
@@ -103,7 +108,7 @@ beforeEach(() => {
 afterEach(() => rootDir.remove());
 
 describe('tether remote approve / deny', () => {
-  it('shows the command and folder, and approves with the recomputed digest', async () => {
+  it('shows the command, where it runs and its folder, and approves with the recomputed digest', async () => {
     const host = await pairedHost('mac');
     host.pending = [approval()];
     const result = await cli('approve', 'apr_1', '--yes');
@@ -112,6 +117,7 @@ describe('tether remote approve / deny', () => {
       [
         'approval apr_1: run_command wants approval (runs a command)',
         '  command: npm test',
+        `  runs:    sandboxed: may change files in ${WORKSPACE}, no network, cannot read your secrets`,
         `  folder:  ${WORKSPACE}`,
         `  workspace: ${WORKSPACE}`,
         '  input: {"command":"npm test","cwd":"."}',

@@ -1,15 +1,22 @@
 /**
  * `approvalView` (remote/client): what every approval card shows. A run_command shows its
- * command and folder whatever the preview's kind (an old row's `path` preview too), a
- * write its real path, any preview's `outside` (an old row's path outside the workspace).
+ * command, where it runs (the preview's `sandbox`, or that an older host did not say) and
+ * its folder whatever the preview's kind (an old row's `path` preview too), a write its
+ * real path, any preview's `outside` (an old row's path outside the workspace).
  */
 import { describe, expect, it } from 'vitest';
-import type { ApprovalPreview } from '../../protocol/index.js';
+import type { ApprovalPreview, CommandSandbox } from '../../protocol/index.js';
 import { approvalView } from '../../remote/client/index.js';
 import { workspacePath } from '../../remote/client/testing.js';
 
 const WORKSPACE = '/Users/me/project';
 const SHA = 'a'.repeat(64);
+/** A command from a host that sends no `sandbox`: honest that it may have full access. */
+const NOT_REPORTED = {
+  line: 'sandbox: not reported by this host (an older version): assume full access',
+  contained: false,
+  network: true,
+};
 
 function view(name: string, input: unknown, preview: ApprovalPreview) {
   return approvalView({ name, input, preview, workspace: WORKSPACE });
@@ -23,7 +30,7 @@ describe('approvalView', () => {
         { command: 'npm test' },
         { kind: 'command', command: 'npm test', cwd: WORKSPACE },
       ),
-    ).toEqual({ command: 'npm test', folder: WORKSPACE });
+    ).toEqual({ command: 'npm test', folder: WORKSPACE, sandbox: NOT_REPORTED });
     expect(
       view(
         'run_command',
@@ -38,6 +45,7 @@ describe('approvalView', () => {
     ).toEqual({
       command: 'ls',
       folder: `${WORKSPACE}/link`,
+      sandbox: NOT_REPORTED,
       realPath: '/etc',
       outside: { path: '/etc', access: 'read' },
     });
@@ -53,12 +61,42 @@ describe('approvalView', () => {
     ).toEqual({
       command: 'rm -rf build',
       folder: '/tmp',
+      sandbox: NOT_REPORTED,
       realPath: '/private/tmp',
       outside: expect.objectContaining({ path: '/private/tmp', access: 'write' }) as object,
     });
     expect(
       view('run_command', { command: 'ls' }, { kind: 'path', path: WORKSPACE, access: 'read' }),
-    ).toEqual({ command: 'ls', folder: WORKSPACE });
+    ).toEqual({ command: 'ls', folder: WORKSPACE, sandbox: NOT_REPORTED });
+  });
+
+  it('shows where a command runs: sandboxed, with network, outside the sandbox, or not said', () => {
+    const where = (sandbox: CommandSandbox | undefined) =>
+      view(
+        'run_command',
+        { command: 'npm test' },
+        { kind: 'command', command: 'npm test', cwd: WORKSPACE, ...(sandbox && { sandbox }) },
+      ).sandbox;
+    expect(
+      where({ contained: true, kind: 'bwrap', writable: [WORKSPACE], network: false }),
+    ).toEqual({
+      line: `sandboxed: may change files in ${WORKSPACE}, no network, cannot read your secrets`,
+      contained: true,
+      network: false,
+    });
+    expect(
+      where({ contained: true, kind: 'seatbelt', writable: [WORKSPACE, '/tmp/x'], network: true }),
+    ).toEqual({
+      line: `sandboxed: may change files in ${WORKSPACE}, /tmp/x, WITH network access, cannot read your secrets`,
+      contained: true,
+      network: true,
+    });
+    expect(where({ contained: false, reason: 'bwrap is not installed' })).toEqual({
+      line: 'outside the sandbox: full access, because bwrap is not installed',
+      contained: false,
+      network: true,
+    });
+    expect(where(undefined)).toEqual(NOT_REPORTED);
   });
 
   it('shows a write with its real path: the preview’s, else the path in the workspace', () => {
@@ -126,5 +164,6 @@ describe('approvalView', () => {
     expect(shown.mcp?.arguments).toContain(`${'q'.repeat(2000)} [… 500 more characters]`);
     expect(shown.mcp?.arguments).toContain('"list": [\n');
     expect(shown.command).toBeUndefined();
+    expect(shown.sandbox).toBeUndefined();
   });
 });

@@ -1,11 +1,12 @@
 /**
  * One approval: what the tool would do (every field that changes what runs, by
- * `approvalView`: a command and its folder whatever the preview's kind, a write's real
- * path beside its diff, any path outside the workspace; all escaped by `shownText`), the
- * policy's reason, the digest check, and Approve / Deny. Approve is enabled only while
- * the approval is pending and the digest recomputed here from exactly what the card
- * shows equals the host's, and the callbacks receive the digest to send (docs/protocol.md
- * §6.5). Standalone (plain props), so a test page can render it with a crafted approval.
+ * `approvalView`: a command, where it runs (a warning unless sandboxed without network)
+ * and its folder whatever the preview's kind, a write's real path beside its diff, any
+ * path outside the workspace; all escaped by `shownText`), the policy's reason, the
+ * digest check, and Approve / Deny. Approve is enabled only while the approval is pending
+ * and the digest recomputed here from exactly what the card shows equals the host's, and
+ * the callbacks receive the digest to send (docs/protocol.md §6.5). Standalone (plain
+ * props), so a test page can render it with a crafted approval.
  */
 import { useMemo, useState } from 'preact/hooks';
 import type { Approval, RuleProposal, ToolCall } from '#protocol';
@@ -97,6 +98,16 @@ export function ApprovalCard(props: ApprovalCardProps) {
               <pre class="command" data-testid="approval-command">
                 {shownText(view.command)}
               </pre>
+              {view.sandbox && (
+                <p
+                  class={`approval-sandbox ${view.sandbox.contained && !view.sandbox.network ? 'contained' : 'warn'}`}
+                  data-testid="approval-sandbox"
+                  data-contained={String(view.sandbox.contained)}
+                  data-network={String(view.sandbox.network)}
+                >
+                  {shownText(view.sandbox.line)}
+                </p>
+              )}
             </dd>
             <dt>In folder</dt>
             <dd>
@@ -191,9 +202,11 @@ export function ApprovalCard(props: ApprovalCardProps) {
           {error}
         </p>
       )}
-      <p class="muted small">
-        Approved commands run with your user’s rights on the host; policy is not a sandbox.
-      </p>
+      {!view.sandbox?.contained && (
+        <p class="muted small">
+          Approved commands run with your user’s rights on the host; policy is not a sandbox.
+        </p>
+      )}
     </section>
   );
 }
