@@ -3,7 +3,9 @@
  * model, risky allow rules, how to trust its CA and pair a device, then the listening line
  * and, bound to every address, the LAN origins.
  */
+import { realpathSync } from 'node:fs';
 import { networkInterfaces } from 'node:os';
+import path from 'node:path';
 import { tetherCommand } from '../../common/cli/index.js';
 import type { HostConfig } from '../config/index.js';
 import type { Logger } from '../log/index.js';
@@ -24,6 +26,40 @@ export interface StartFacts {
   adminToken: string;
   /** The URL the listening line names (loopback when bound to every address). */
   url: string;
+}
+
+/**
+ * A line for each workspace holding the data directory or the config file (a home folder
+ * as workspace): tools are denied them there, but a command the user approves is not.
+ */
+function ownFilesInWorkspaces(
+  config: HostConfig,
+  workspaces: readonly { path: string }[],
+): string[] {
+  const own = [
+    { what: 'data directory', path: config.dataDir },
+    ...(config.configFile === null ? [] : [{ what: 'config file', path: config.configFile }]),
+  ];
+  return own.flatMap(({ what, path: named }) => {
+    const real = realOrSelf(named);
+    return workspaces
+      .filter((workspace) => {
+        const relative = path.relative(workspace.path, real);
+        return relative !== '..' && !relative.startsWith('../') && !path.isAbsolute(relative);
+      })
+      .map(
+        (workspace) =>
+          `the workspace ${workspace.path} holds Tether's ${what} ${real}: tools never read or write it, but a command you approve could; keep it outside your workspaces`,
+      );
+  });
+}
+
+function realOrSelf(named: string): string {
+  try {
+    return realpathSync(named);
+  } catch {
+    return named;
+  }
 }
 
 /** The origin a pairing link names when the admin request gives none. */
@@ -50,6 +86,10 @@ export function printStartBanner(
       : `data: ${config.dataDir}`,
   );
   print(`workspaces: ${workspaces.map((workspace) => workspace.path).join(', ')}`);
+  for (const warning of ownFilesInWorkspaces(config, workspaces)) {
+    print(`warning: ${warning}`);
+    log.warn("a workspace holds Tether's own files", { warning });
+  }
   print(
     config.demo
       ? `model: ${DEMO_MODEL_NAME} (${DEMO_MODEL_LABEL}; start without --demo and set TETHER_MODEL_BASE_URL, TETHER_MODEL and TETHER_MODEL_API_KEY for real work)`

@@ -31,7 +31,10 @@ export async function locate(ctx: PolicyContext, requested: string): Promise<Loc
 }
 
 export function protectedPaths(ctx: PolicyContext): Promise<ProtectedPaths> {
-  return compileProtectedPaths(ctx.policy.protectedPaths, ctx.workspace, ctx.homedir);
+  return compileProtectedPaths(ctx.policy.protectedPaths, ctx.workspace, ctx.homedir, {
+    hostPaths: ctx.hostPaths ?? [],
+    allowSecretPaths: ctx.policy.allowSecretPaths,
+  });
 }
 
 /** Why a word cannot run unasked, and the path outside it names, if any. */

@@ -48,6 +48,18 @@ const ProtectedGlob = z
     error: 'only ~/ is understood: write ~/… for your home folder, or an absolute path',
   });
 
+/** One path the secret set lets through: exact, never a pattern. */
+const AllowedSecretPath = z
+  .string({ error: 'expected a path' })
+  .min(1, { error: 'expected a path' })
+  .refine((exact) => !exact.includes('\0'), { error: 'a path cannot hold a NUL byte' })
+  .refine((exact) => !/[*?]/.test(exact), {
+    error: 'expected one exact path, not a pattern: write it without * or ?',
+  })
+  .refine((exact) => !exact.startsWith('~') || exact.startsWith('~/'), {
+    error: 'only ~/ is understood: write ~/… for your home folder, or an absolute path',
+  });
+
 /** The policy as configured; parsing fills in every default. */
 export const PolicyConfig = z.strictObject(
   {
@@ -64,6 +76,7 @@ export const PolicyConfig = z.strictObject(
     protectedPaths: z
       .array(ProtectedGlob, { error: 'expected a list of path patterns' })
       .default([]),
+    allowSecretPaths: z.array(AllowedSecretPath, { error: 'expected a list of paths' }).default([]),
     tools: z
       .partialRecord(
         z.enum(POLICY_TOOL_NAMES),

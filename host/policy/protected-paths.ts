@@ -1,9 +1,13 @@
 /**
- * Protected paths: patterns of files policy never lets a tool touch, matched without regard
- * to case (APFS ignores it) against both the path as named and its real path.
+ * Protected paths: what policy never lets a tool touch. Tether's own data directory and
+ * config file, `.git` (for writes), the built-in secret set (secret-set.ts) and the
+ * policy's `protectedPaths`, matched without regard to case (APFS ignores it) against both
+ * the path as named and its real path.
  */
-import { realpath } from 'node:fs/promises';
+import { realpathSync } from 'node:fs';
 import path from 'node:path';
+import { globSources, pathSources } from './path-regex.js';
+import { SECRET_RULES } from './secret-set.js';
 
 /** A path a call names, as policy sees it. */
 export interface NamedPath {
@@ -22,58 +26,105 @@ export interface Protection {
 /** Tells which protected pattern, if any, covers a path for an access. */
 export type ProtectedPaths = (target: NamedPath, kind: 'read' | 'write') => Protection | null;
 
+/** What protects a workspace besides the built-in patterns and the policy's. */
+export interface ProtectionOptions {
+  /**
+   * Real paths of Tether's own data directory and config file: denied to every tool,
+   * reads too, also inside a workspace (but for a workspace inside them, the demo's).
+   */
+  hostPaths?: readonly string[];
+  /**
+   * `policy.allowSecretPaths`: exact paths (workspace-relative, `~/…` or absolute) the
+   * built-in secret set lets through. The other protected paths still cover them.
+   */
+  allowSecretPaths?: readonly string[];
+}
+
 interface Rule {
   pattern: string;
   why: string;
   /** Null: reads and writes; `write`: writes only. */
   only: 'write' | null;
+  /** A rule of the secret set: `allowSecretPaths` lifts it for exactly those paths. */
+  secret: boolean;
+  /** Regex sources on an absolute path (path-regex.ts). */
+  sources: string[];
 }
 
 /**
- * Protected by default. `.git` is protected from writes only: reading a repository's own
- * data is harmless, but a hook written there runs code at the next commit.
+ * All the protected paths of one workspace, first match first: the host's own files,
+ * `.git`, the secret set, the policy's. `.git` is protected from writes only: reading a
+ * repository's HEAD or branches is harmless (its config is in the secret set), but a hook
+ * written there runs code at the next commit.
  */
-const DEFAULT_RULES: readonly Rule[] = [
-  { pattern: '.git', why: 'Git data and hooks', only: 'write' },
-  { pattern: '.env', why: 'environment files hold secrets', only: null },
-  { pattern: '.env.*', why: 'environment files hold secrets', only: null },
-  { pattern: '~/.ssh/**', why: 'SSH keys', only: null },
-  { pattern: '~/Library/Keychains/**', why: 'macOS keychains', only: null },
-  { pattern: '*.keychain*', why: 'keychain files', only: null },
-];
-
-/**
- * Compiles the default protected paths and `extra` (from the policy) for one workspace and
- * home folder. A pattern without `/` (but for a trailing one) matches a file or folder of
- * that name anywhere; one with `/` is a path: `~/…`, absolute, or relative to the
- * workspace. `*` and `?` match within a name, `**` across folders; a folder's pattern
- * covers everything inside it.
- */
-export async function compileProtectedPaths(
+function protectedRules(
   extra: readonly string[],
   workspace: string,
   homedir: string,
-): Promise<ProtectedPaths> {
-  const rules = [
-    ...DEFAULT_RULES,
-    ...extra.map((pattern) => ({ pattern, why: 'listed in the policy', only: null })),
-  ];
-  const compiled = await Promise.all(
-    rules.map(async (rule) => ({
-      rule,
-      regexes: await patternRegexes(rule.pattern, workspace, homedir),
+  hostPaths: readonly string[],
+): Rule[] {
+  return [
+    ...hostPaths.map((hostPath) => ({
+      pattern: hostPath,
+      why: "Tether's own data directory or config file",
+      only: null,
+      secret: false,
+      sources: pathSources(hostPath, workspace),
     })),
+    {
+      pattern: '.git',
+      why: 'Git data and hooks',
+      only: 'write',
+      secret: false,
+      sources: globSources('.git', workspace, homedir),
+    },
+    ...SECRET_RULES.map((rule) => ({
+      pattern: rule.pattern,
+      why: rule.why,
+      only: null,
+      secret: true,
+      sources: globSources(rule.pattern, workspace, homedir, rule.unlessSuffix),
+    })),
+    ...extra.map((pattern) => ({
+      pattern,
+      why: 'listed in the policy',
+      only: null,
+      secret: false,
+      sources: globSources(pattern, workspace, homedir),
+    })),
+  ];
+}
+
+/**
+ * Compiles the protected paths of one workspace and home folder: the built-in ones,
+ * `extra` (the policy's `protectedPaths`) and `options`. Pattern syntax: path-regex.ts.
+ */
+export function compileProtectedPaths(
+  extra: readonly string[],
+  workspace: string,
+  homedir: string,
+  options: ProtectionOptions = {},
+): Promise<ProtectedPaths> {
+  const rules = protectedRules(extra, workspace, homedir, options.hostPaths ?? []).map((rule) => ({
+    ...rule,
+    regexes: rule.sources.map((source) => new RegExp(source, 'iu')),
+  }));
+  const allowed = new Set(
+    (options.allowSecretPaths ?? []).flatMap((exact) => exactForms(exact, workspace, homedir)),
   );
-  return (target, kind) => {
+  return Promise.resolve((target, kind) => {
     const candidates = [target.lexical, target.real].map((candidate) => candidate.normalize('NFC'));
-    for (const { rule, regexes } of compiled) {
+    for (const rule of rules) {
       if (rule.only === 'write' && kind !== 'write') continue;
-      if (regexes.some((regex) => candidates.some((candidate) => regex.test(candidate)))) {
-        return { pattern: rule.pattern, why: rule.why };
-      }
+      const covered = candidates.some(
+        (candidate) =>
+          !(rule.secret && allowed.has(foldCase(candidate))) &&
+          rule.regexes.some((regex) => regex.test(candidate)),
+      );
+      if (covered) return { pattern: rule.pattern, why: rule.why };
     }
     return null;
-  };
+  });
 }
 
 /**
@@ -84,65 +135,48 @@ export async function compileReadProtection(
   extra: readonly string[],
   workspace: string,
   homedir: string,
+  options: ProtectionOptions = {},
 ): Promise<(absolute: string) => boolean> {
-  const isProtected = await compileProtectedPaths(extra, workspace, homedir);
+  const isProtected = await compileProtectedPaths(extra, workspace, homedir, options);
   return (absolute) => isProtected({ lexical: absolute, real: absolute }, 'read') !== null;
 }
 
-async function patternRegexes(
-  pattern: string,
+/**
+ * The paths no command may read or write, as POSIX extended regular expressions on an
+ * absolute path (Seatbelt's `(regex #"…")`; also valid JavaScript): the secret set,
+ * `extra` (the policy's `protectedPaths`) and `hostPaths` (real paths of Tether's data
+ * directory and config file, but for a `workspace` inside them). `.git` is left out: it
+ * is protected from writes only. `policy.allowSecretPaths` is not applied.
+ */
+export function secretPathRegexes(
+  extra: readonly string[],
   workspace: string,
   homedir: string,
-): Promise<RegExp[]> {
-  const glob = pattern.normalize('NFC');
-  // As in .gitignore: a slash before the end anchors the pattern (`secrets/**`), a
-  // trailing one alone does not (`build/`).
-  const anchored = glob.replace(/\/+$/, '').includes('/');
-  // A trailing `/**` or `/` adds nothing: a folder's pattern covers what is inside it.
-  const trimmed = glob.replace(/(\/\*\*)+$|\/+$/, '');
-  if (!anchored) {
-    return [new RegExp(`(?:^|/)${globBody(trimmed)}(?:/|$)`, 'iu')];
-  }
-  const absolute = (
-    trimmed.startsWith('~/')
-      ? path.join(homedir, trimmed.slice(2))
-      : path.resolve(workspace, trimmed)
-  ).normalize('NFC');
-  const variants = new Set([absolute, await realPrefix(absolute)]);
-  return [...variants].map((variant) => new RegExp(`^${globBody(variant)}(?:/|$)`, 'iu'));
+  hostPaths: readonly string[],
+): string[] {
+  const rules = protectedRules(extra, workspace, homedir, hostPaths);
+  return [...new Set(rules.flatMap((rule) => (rule.only === null ? rule.sources : [])))];
 }
 
-/** `absolute` with its literal leading folders replaced by their real path, if they exist. */
-async function realPrefix(absolute: string): Promise<string> {
-  const segments = absolute.split('/');
-  const firstGlob = segments.findIndex((segment) => /[*?]/.test(segment));
-  const literal = firstGlob === -1 ? segments : segments.slice(0, firstGlob);
-  const rest = firstGlob === -1 ? [] : segments.slice(firstGlob);
-  for (let keep = literal.length; keep > 1; keep -= 1) {
-    try {
-      const real = await realpath(literal.slice(0, keep).join('/'));
-      return [real, ...literal.slice(keep), ...rest].join('/');
-    } catch {
-      // Not there: try the folder above.
-    }
+/**
+ * An allowed path as named and with its folder's real path, case folded. Never the real
+ * path of the entry itself: an allowed name that is a link to `~/.aws/credentials` does
+ * not let that file through.
+ */
+function exactForms(exact: string, workspace: string, homedir: string): string[] {
+  const absolute = exact.startsWith('~/')
+    ? path.join(homedir, exact.slice(2))
+    : path.resolve(workspace, exact);
+  const folder = path.dirname(absolute);
+  let realFolder = folder;
+  try {
+    realFolder = realpathSync(folder);
+  } catch {
+    // Not there (yet): the path as named is all there is.
   }
-  return absolute;
+  return [absolute, path.join(realFolder, path.basename(absolute))].map(foldCase);
 }
 
-/** A regex source for a glob: `**` any folders, `*` and `?` within one name. */
-function globBody(glob: string): string {
-  let out = '';
-  for (let i = 0; i < glob.length; i += 1) {
-    const char = glob[i] ?? '';
-    if (glob.startsWith('**/', i)) {
-      out += '(?:[^/]*/)*';
-      i += 2;
-    } else if (glob.startsWith('**', i)) {
-      out += '.*';
-      i += 1;
-    } else if (char === '*') out += '[^/]*';
-    else if (char === '?') out += '[^/]';
-    else out += char.replace(/[.+^${}()|[\]\\]/g, '\\$&');
-  }
-  return out;
+function foldCase(absolute: string): string {
+  return absolute.normalize('NFC').toLowerCase();
 }

@@ -17,6 +17,11 @@ export interface PolicyContext {
   policy: PolicyConfig;
   /** The user's home folder, for `~/…` protected paths. */
   homedir: string;
+  /**
+   * Real paths of Tether's own data directory and config file: denied to every tool, reads
+   * too (the host always gives them; a test may leave them out).
+   */
+  hostPaths?: readonly string[];
   /** Rules added from a remote for this workspace (exact words; the config's rules win). */
   addedRules?: readonly AddedRule[];
 }

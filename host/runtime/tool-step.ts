@@ -329,7 +329,11 @@ export async function runReadyCall(
   const status: 'succeeded' | 'failed' | 'cancelled' | 'unknown' = cancelled
     ? 'cancelled'
     : result.status;
-  const content = result.status === 'failed' ? failedContent(result) : result.content;
+  // No registered secret reaches the model, the row or an output file written here (a
+  // command's own streamed output file is kept as the command wrote it).
+  const content = store.maskSecrets(
+    result.status === 'failed' ? failedContent(result) : result.content,
+  );
   const output = result.outputFile ?? store.writeFile(outputPath, content);
   const artifacts = (result.artifacts ?? []).map((artifact) => {
     const id = newId('art');

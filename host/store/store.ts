@@ -99,6 +99,7 @@ export class Store {
   private reopening = false;
   private readonly pageLimit: PageLimitControl | null;
   private readonly fileGuard: DatabaseFileGuard;
+  private readonly secrets: Redactor | null;
 
   private constructor(
     readonly db: Db,
@@ -108,9 +109,10 @@ export class Store {
     this.reportError = options.reportError ?? ((error) => console.error(error));
     this.pageLimit =
       options.pageLimitFile === undefined ? null : new PageLimitControl(options.pageLimitFile);
-    this.runs = new SessionsAndRuns(db, options.secrets ?? null);
+    this.secrets = options.secrets ?? null;
+    this.runs = new SessionsAndRuns(db, this.secrets);
     this.tools = new ToolRecords(db);
-    this.events = new EventLog(db, options.secrets ?? null);
+    this.events = new EventLog(db, this.secrets);
     this.commands = new CommandLog(db);
     this.devices = new Devices(db);
     this.offers = new PairingOffers(db);
@@ -198,6 +200,15 @@ export class Store {
       });
       return { result, deduplicated: false };
     });
+  }
+
+  /**
+   * `text` with every registered secret masked (whole, cut short or elided), as event
+   * payloads are: for what goes elsewhere than the event log, such as a tool's result on
+   * its way to the model.
+   */
+  maskSecrets(text: string): string {
+    return this.secrets === null ? text : this.secrets.text(text);
   }
 
   /**

@@ -48,6 +48,7 @@ const DEFAULTS = {
   commands: { allow: [], deny: [] },
   outsideWorkspace: 'ask',
   protectedPaths: [],
+  allowSecretPaths: [],
   tools: {},
 };
 
@@ -82,6 +83,7 @@ describe('the policy section of the config file', () => {
       },
       outsideWorkspace: 'deny',
       protectedPaths: ['secrets/**', '*.pem', '~/.aws/**', '/etc/**'],
+      allowSecretPaths: ['config/credentials.example.json', '~/.npmrc'],
       tools: { write_file: 'allow', run_command: 'deny' },
     };
     expect(loadWith(policy).config().policy).toEqual(policy);
@@ -92,6 +94,7 @@ describe('the policy section of the config file', () => {
       commands: { allow: ['git status', ['git', 'status;'], []], deny: [['rm', '']] },
       outsideWorkspace: 'allow',
       protectedPaths: ['~root/.ssh'],
+      allowSecretPaths: ['config/*.json'],
       tools: { read_file: 'yes', shell: 'allow' },
       colour: 'blue',
     });
@@ -105,6 +108,7 @@ describe('the policy section of the config file', () => {
         'policy.outsideWorkspace: expected ask or deny',
         'policy.protectedPaths[0]: only ~/ is understood: write ~/… for your home folder, or an ' +
           'absolute path',
+        'policy.allowSecretPaths[0]: expected one exact path, not a pattern: write it without * or ?',
         'policy.tools.read_file: expected allow, ask or deny',
         'policy.tools.shell: unknown setting',
         'policy.colour: unknown setting',

@@ -153,7 +153,7 @@ describe('protected paths', () => {
     expect(await decide('read_file', { path: '.env' })).toEqual({
       decision: 'deny',
       reason:
-        '.env is a protected path (.env: environment files hold secrets), so read_file may not read it.',
+        '.env is a protected path (.env*: environment files hold secrets), so read_file may not read it.',
     });
     for (const name of ['.ENV', '.Env', 'src/.env.local', 'config/.ENV.Production']) {
       expect(await decisionOf('read_file', { path: name }), name).toBe('deny');
@@ -161,7 +161,7 @@ describe('protected paths', () => {
         'deny',
       );
     }
-    expect(await decisionOf('read_file', { path: '.envrc' })).toBe('allow');
+    expect(await decisionOf('read_file', { path: '.envrc' })).toBe('deny');
     expect(await decisionOf('read_file', { path: 'src/env.ts' })).toBe('allow');
   });
 
@@ -192,7 +192,7 @@ describe('protected paths', () => {
     const key = path.join(home, '.ssh', 'id_rsa');
     expect(await decide('read_file', { path: key })).toEqual({
       decision: 'deny',
-      reason: `${key} is a protected path (~/.ssh/**: SSH keys), so read_file may not read it.`,
+      reason: `${key} is a protected path (~/.ssh: SSH keys), so read_file may not read it.`,
       access: { path: key, kind: 'read' },
     });
     expect(await decisionOf('read_file', { path: path.join(home, '.SSH', 'ID_RSA') })).toBe('deny');

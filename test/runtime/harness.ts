@@ -6,6 +6,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Event } from '../../protocol/index.js';
+import type { Redactor } from '../../host/log/index.js';
 import { createModelAdapter } from '../../host/model/index.js';
 import { type ModelAdapterConfig } from '../../host/model/testing.js';
 import { Runtime } from '../../host/runtime/index.js';
@@ -54,6 +55,8 @@ interface HarnessOptions {
   start?: boolean;
   /** The in-process model's answer when no turn is queued (see createInProcessModel). */
   answer?: (request: Parameters<InProcessModel['stream']>[0]) => FakeTurn;
+  /** The host's secrets, as the store masks them. */
+  secrets?: Redactor;
 }
 
 export function startHarness(
@@ -87,7 +90,10 @@ export async function startHarness(
       : model;
   const events: Event[] = [];
   const makeRuntime = async (extra: Partial<RuntimeOptions> = {}, start = true) => {
-    const store = await Store.open({ dataDir });
+    const store = await Store.open({
+      dataDir,
+      ...(options.secrets === undefined ? {} : { secrets: options.secrets }),
+    });
     store.subscribe((committed) => events.push(...committed));
     const runtime = new Runtime(store, {
       model:
