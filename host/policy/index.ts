@@ -4,12 +4,6 @@
  */
 export { decidePolicy } from './decide-policy.js';
 export { PolicyConfig } from './policy-config.js';
-export {
-  compileProtectedPaths,
-  compileReadProtection,
-  secretPathRegexes,
-  type ProtectionOptions,
-} from './protected-paths.js';
-export { homeSecretStores } from './secret-set.js';
+export { compileReadProtection } from './protected-paths.js';
 export { allowRuleWarnings } from './rule-warnings.js';
 export type { AddedRule, PolicyDecision } from './types.js';

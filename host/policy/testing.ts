@@ -3,3 +3,5 @@
  * never imports this module (eslint.config.js); the public face is ./index.ts.
  */
 export type { PolicyConfigInput } from './policy-config.js';
+export { secretPathRegexes } from './protected-paths.js';
+export { homeSecretStores } from './secret-set.js';

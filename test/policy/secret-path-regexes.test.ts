@@ -6,7 +6,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { homeSecretStores, secretPathRegexes } from '../../host/policy/index.js';
+import { homeSecretStores, secretPathRegexes } from '../../host/policy/testing.js';
 
 const home = '/home/ann';
 const workspace = '/work/app';
