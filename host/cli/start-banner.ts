@@ -11,6 +11,7 @@ import type { HostConfig } from '../config/index.js';
 import type { Logger } from '../log/index.js';
 import { DEMO_MODEL_LABEL, DEMO_MODEL_NAME } from '../model/index.js';
 import { allowRuleWarnings } from '../policy/index.js';
+import type { SandboxStatus } from '../sandbox/index.js';
 import { localHostName, type LocalTls } from '../tls/index.js';
 import { VERSION } from '../version.js';
 
@@ -26,6 +27,8 @@ export interface StartFacts {
   adminToken: string;
   /** The URL the listening line names (loopback when bound to every address). */
   url: string;
+  /** The OS sandbox commands run in, or why there is none. */
+  sandbox: SandboxStatus;
 }
 
 /**
@@ -97,7 +100,18 @@ export function printStartBanner(
         ? 'model: none configured; runs will fail until you set TETHER_MODEL_BASE_URL, TETHER_MODEL and TETHER_MODEL_API_KEY (or DEEPSEEK_API_KEY / OPENAI_API_KEY with TETHER_MODEL)'
         : `model: ${modelName} at ${config.model?.baseUrl ?? ''}`,
   );
-  for (const warning of allowRuleWarnings(config.policy)) {
+  const { sandbox } = facts;
+  if (sandbox.available) {
+    print(
+      `sandbox: ${sandbox.kind === 'bwrap' ? 'bubblewrap' : 'sandbox-exec'} (${sandbox.program}): commands may change files only in their workspace, have no network and cannot read secrets unless you approve more`,
+    );
+  } else {
+    print(
+      `warning: no sandbox: ${sandbox.reason}, so every command asks for your approval and runs with full access; ${sandbox.fix} (docs/policy.md, "The sandbox")`,
+    );
+    log.warn('no sandbox: every command asks', { reason: sandbox.reason, fix: sandbox.fix });
+  }
+  for (const warning of allowRuleWarnings(config.policy, sandbox.available)) {
     print(`warning: ${warning} (docs/policy.md, "Never safe to allow")`);
     log.warn('risky allow rule', { warning });
   }

@@ -4,6 +4,7 @@
  * (docs/protocol.md §9): harnesses wait for it.
  */
 import { randomBytes } from 'node:crypto';
+import { realpathSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { createServer as createHttpServer, type IncomingMessage, type Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
@@ -29,7 +30,9 @@ import {
 import { createLogger, Redactor, type Logger, type LogRotation } from '../log/index.js';
 import { createDemoModel, createModelAdapter, DEMO_MODEL_NAME } from '../model/index.js';
 import { McpServers, McpSettingsError, resolveMcpServers } from '../mcp/index.js';
-import { compileReadProtection, decidePolicy } from '../policy/index.js';
+import { compileReadProtection, decidePolicy, sandboxSecrets } from '../policy/index.js';
+import { detectSandbox, Sandbox } from '../sandbox/index.js';
+import type { SecretSet } from '../sandbox/index.js';
 import { keepAwake, watchForWake } from '../power/index.js';
 import { PushDispatcher } from '../push/index.js';
 import { Runtime, type RuntimeModel } from '../runtime/index.js';
@@ -38,7 +41,7 @@ import {
   editFileTool,
   killProcessGroup,
   readOnlyTools,
-  runCommandTool,
+  createRunCommandTool,
   writeFileTool,
   type ToolDefinition,
 } from '../tools/index.js';
@@ -241,6 +244,25 @@ async function startLocked(
     settings: config.push,
     log: (level, message, fields) => pushLog[level](message, fields),
   });
+  // Found once: whether commands can run contained, or why not (then every command asks).
+  const sandboxStatus = detectSandbox({
+    platform: process.platform,
+    searchPath: process.env['PATH'] ?? '',
+  });
+  const hostPaths = hostRealPaths(config);
+  const secretsByWorkspace = new Map<string, Promise<SecretSet>>();
+  const sandbox = new Sandbox(
+    sandboxStatus,
+    (workspace) => {
+      let secrets = secretsByWorkspace.get(workspace);
+      if (secrets === undefined) {
+        secrets = sandboxSecrets(config.policy, workspace, homedir(), hostPaths);
+        secretsByWorkspace.set(workspace, secrets);
+      }
+      return secrets;
+    },
+    homedir(),
+  );
   const mcpLog = log.child({ component: 'mcp' });
   const recorded = (change: () => void) => {
     try {
@@ -276,11 +298,14 @@ async function startLocked(
         ...readOnlyTools,
         ...createSearchTools({
           protectedPaths: (workspace) =>
-            compileReadProtection(config.policy.protectedPaths, workspace, homedir()),
+            compileReadProtection(config.policy.protectedPaths, workspace, homedir(), {
+              hostPaths,
+              allowSecretPaths: config.policy.allowSecretPaths,
+            }),
         }),
         writeFileTool,
         editFileTool,
-        runCommandTool,
+        createRunCommandTool({ sandbox }),
       ] as ToolDefinition<unknown>[],
       toolServers: mcp,
       policy: (call, workspace, addedRules) => {
@@ -290,6 +315,8 @@ async function startLocked(
           workspace,
           policy: config.policy,
           homedir: homedir(),
+          sandbox: sandboxStatus,
+          hostPaths,
           addedRules,
         });
       },
@@ -454,6 +481,7 @@ async function startLocked(
     port: address.port,
     adminToken,
     url,
+    sandbox: sandboxStatus,
   });
   log.info('listening', { url, bind: config.bind });
 
@@ -484,4 +512,20 @@ async function startLocked(
       return stopping;
     },
   };
+}
+
+/**
+ * Real paths of the host's own data directory and config file: every tool and the
+ * sandbox deny them, reads too, even inside a workspace.
+ */
+function hostRealPaths(config: HostConfig): string[] {
+  return [config.dataDir, ...(config.configFile === null ? [] : [config.configFile])].map(
+    (named) => {
+      try {
+        return realpathSync(named);
+      } catch {
+        return named;
+      }
+    },
+  );
 }

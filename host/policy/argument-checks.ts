@@ -10,7 +10,7 @@ import { resolveWorkspacePath } from '../tools/index.js';
 import { nestedRepository } from './nested-repository.js';
 import { findProtectedInside } from './protected-inside.js';
 import { compileProtectedPaths } from './protected-paths.js';
-import { namesRiskyProgram } from './rule-warnings.js';
+import { namesRiskyProgram } from './command-risk.js';
 import type { NamedPath, ProtectedPaths } from './protected-paths.js';
 import type { PolicyAccess, PolicyContext } from './types.js';
 

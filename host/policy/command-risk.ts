@@ -1,7 +1,10 @@
 /**
- * Allow rules that are valid but never safe to leave unattended (docs/policy.md, "Never
- * safe to allow"): the host prints a warning for each at start. A model steered by a file
- * it read (prompt injection) may run whatever such a rule lets through.
+ * What Tether knows of the risk of a command as an allow rule (docs/policy.md, "Never safe
+ * to allow"), in one place: the proposals of "Allow like this from now on", the check of
+ * rules added from a remote, and the start-up warnings for the config's rules all ask it.
+ * Every command runs in the OS sandbox, so this is a usability aid, not the boundary: it
+ * keeps rules meaningful (a rule for `python` is a rule for any program) and keeps
+ * rules away from programs that reach past the sandbox (the Keychain, settings).
  */
 import path from 'node:path';
 import { showRule, takesMoreArguments } from './command-rules.js';
@@ -264,30 +267,52 @@ export function namesRiskyProgram(word: string): boolean {
 }
 
 /**
- * Why no rule may be added from a remote for `program`, in words that complete "the
- * command …"-less sentences: it runs code its arguments or the workspace supply, or it is
- * named by its path. Null for any other program.
+ * The risk of a command as a rule. `refused`: no rule may be added from a remote for it
+ * (`why` says so in a sentence). `contained`: it runs code the workspace supplies (a
+ * build or test command, a script named by its path), which the sandbox contains: a rule
+ * may be offered, and `why` says what such a rule lets through.
  */
-function programRisk(program: string): string | null {
+export type CommandRisk = { kind: 'refused' | 'contained'; why: string };
+
+/**
+ * Why `program` is risky as a rule, or null: it runs code its arguments name (refused),
+ * code the workspace supplies, or is named by its path (both contained).
+ */
+function programRisk(program: string): CommandRisk | null {
   const risky = riskOf(program);
+  if (risky?.risk === RUNS_WORKSPACE_CODE) {
+    return { kind: 'contained', why: `${risky.name} ${risky.risk}` };
+  }
   if (risky !== null) {
-    return `${risky.name} ${risky.risk}, so a rule for it would let a model (or a file it read) run any code without asking`;
+    return {
+      kind: 'refused',
+      why: `${risky.name} ${risky.risk}, so a rule for it would let a model (or a file it read) run any code without asking`,
+    };
   }
   if (program.includes('/')) {
-    return `${program} is a program named by its path, a file a change in the workspace can rewrite`;
+    return {
+      kind: 'contained',
+      why: `${program} is a program named by its path, a file a change in the workspace can rewrite`,
+    };
   }
   return null;
 }
 
 /**
- * Why no rule may be added from a remote for the command `argv`: its program's risk
- * (programRisk), or a subcommand or option of its program that runs or configures a
- * program (RISKY_WORDS_OF). Null when there is none.
+ * The risk of the command `argv` as a rule: its program's (programRisk), or a subcommand
+ * or option of its program that runs or configures a program (RISKY_WORDS_OF, refused).
+ * Null when there is none.
  */
-export function commandRisk(argv: readonly string[]): string | null {
+export function commandRisk(argv: readonly string[]): CommandRisk | null {
   const program = argv[0] ?? '';
+  if (/^[A-Za-z_][A-Za-z0-9_]*=/.test(program)) {
+    return {
+      kind: 'refused',
+      why: `${program} is an assignment, not a program: rules never start with one (a command that runs unattended is run without a shell, where it means nothing)`,
+    };
+  }
   const risk = programRisk(program);
-  if (risk !== null) return risk;
+  if (risk?.kind === 'refused') return risk;
   // `git-config` is git's own name for `git config`; APFS finds `git Config`'s program too.
   const name = path.basename(program).toLowerCase();
   const [base, sub] = name.startsWith('git-') ? ['git', name.slice(4)] : [name, undefined];
@@ -295,31 +320,43 @@ export function commandRisk(argv: readonly string[]): string | null {
   for (const word of [...(sub === undefined ? [] : [sub]), ...argv.slice(1)]) {
     const why = words?.get(word) ?? words?.get(word.toLowerCase());
     if (why !== undefined) {
-      return `${why}, so a rule for it would let a model (or a file it read) run any code without asking`;
+      return {
+        kind: 'refused',
+        why: `${why}, so a rule for it would let a model (or a file it read) run any code without asking`,
+      };
     }
   }
+  return risk;
   return null;
 }
 
-/** One warning line per risky allow rule, naming the setting; empty when there is none. */
-export function allowRuleWarnings(policy: PolicyConfig): string[] {
+/**
+ * One warning line per risky allow rule of the config, naming the setting, by the same
+ * judgement as rules added from a remote (commandRisk); empty when there is none. With
+ * `sandboxed` false no rule applies at all (every command asks), and one line says so.
+ */
+export function allowRuleWarnings(policy: PolicyConfig, sandboxed: boolean): string[] {
   const warnings: string[] = [];
+  if (!sandboxed && policy.commands.allow.length > 0) {
+    warnings.push(
+      'policy.commands.allow: no sandbox can run on this machine, so no allow rule applies and every command asks',
+    );
+  }
   policy.commands.allow.forEach((rule, i) => {
-    const program = path.basename(rule[0] ?? '');
-    const words = RISKY_WORDS_OF.get(program.toLowerCase());
-    const risky = rule.slice(1).find((word) => words?.has(word) === true);
-    const risk = riskOf(program)?.risk ?? (risky === undefined ? undefined : words?.get(risky));
     const setting = `policy.commands.allow[${i}] ${JSON.stringify(rule)}`;
-    if (risk !== undefined) {
+    const words = takesMoreArguments(rule) ? rule.slice(0, -1) : rule;
+    const risk = commandRisk(words);
+    if (risk?.kind === 'refused') {
+      warnings.push(`${setting}: ${risk.why}`);
+    } else if (risk?.kind === 'contained') {
       warnings.push(
-        `${setting}: ${program} ${risk}, so this rule lets a model (or a file it read) run any code without asking`,
+        `${setting}: ${risk.why}; it runs in the sandbox, which still lets it change any file of the workspace but .git hooks and config`,
       );
     } else if (rule.length === 2 && takesMoreArguments(rule)) {
+      const program = rule[0] ?? '';
       warnings.push(
         `${setting}: allows every subcommand of ${program} ("${showRule(rule)}"); allow the subcommands you mean instead, like ["${program}", "status"]`,
       );
-    } else if (rule[0]?.includes('/') === true) {
-      warnings.push(`${setting}: runs ${rule[0]}, a file a change in the workspace can rewrite`);
     }
   });
   return warnings;

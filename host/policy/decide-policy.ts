@@ -13,11 +13,11 @@ import {
   type Located,
 } from './argument-checks.js';
 import { findRule, showRule } from './command-rules.js';
-import { commandParts, commandWords } from './command-words.js';
+import { commandParts, commandWords } from '../tools/index.js';
 import { nestedRepository } from './nested-repository.js';
 import type { ProtectedPaths } from './protected-paths.js';
 import { proposeRule } from './rule-proposal.js';
-import { commandRisk } from './rule-warnings.js';
+import { commandRisk } from './command-risk.js';
 import type {
   AddedRule,
   PolicyAccess,
@@ -29,7 +29,16 @@ import type {
 const PathInput = z.looseObject({ path: z.string() });
 /** find_files and search_files search the workspace root when they name no path. */
 const SearchInput = z.looseObject({ path: z.string().default('.') });
-const CommandInput = z.looseObject({ command: z.string(), cwd: z.string().optional() });
+const CommandInput = z.looseObject({
+  command: z.string(),
+  cwd: z.string().optional(),
+  sandbox: z
+    .looseObject({
+      network: z.boolean().optional(),
+      write: z.array(z.string()).optional(),
+    })
+    .optional(),
+});
 
 type Setting = 'allow' | 'ask' | 'deny';
 
@@ -157,6 +166,14 @@ async function decideCommand(
   const cwd = await locate(ctx, input.data.cwd ?? '.');
   if (!cwd.ok) return deny(`Tether cannot check the command's folder: ${cwd.reason}.`);
   if (!cwd.inside) return outside(ctx, `The command would run in ${cwd.real}`, cwd.real, 'write');
+  if (!ctx.sandbox.available) {
+    return ask(
+      `No sandbox can run on this machine (${ctx.sandbox.reason}), so every command needs ` +
+        `your approval and runs with full access; to fix it, ${ctx.sandbox.fix}.`,
+    );
+  }
+  const escalation = await escalationOf(ctx, input.data.sandbox);
+  if (escalation !== null) return escalation;
   if (setting === 'allow') {
     return allow('The policy allows every command (tools.run_command is "allow").');
   }
@@ -193,6 +210,45 @@ async function decideCommand(
 }
 
 /**
+ * The decision for a command that asks for more than the sandbox gives (network, a write
+ * outside the workspace): always ask, or deny a write outside under `outsideWorkspace:
+ * "deny"`, or a write to a protected path. Null when it asks for nothing more.
+ */
+async function escalationOf(
+  ctx: PolicyContext,
+  request: { network?: boolean | undefined; write?: string[] | undefined } | undefined,
+): Promise<PolicyDecision | null> {
+  const wants: string[] = [];
+  if (request?.network === true) wants.push('network access');
+  let access: PolicyAccess | undefined;
+  const isProtected = await protectedPaths(ctx);
+  for (const named of request?.write ?? []) {
+    const target = await locate(ctx, named);
+    if (!target.ok) return deny(`Tether cannot check the path ${named}: ${target.reason}.`);
+    const protection = isProtected(target, 'write');
+    if (protection !== null) {
+      return deny(
+        `The command asks to change ${target.shown}, a protected path (${protection.why}).`,
+      );
+    }
+    if (!target.inside && ctx.policy.outsideWorkspace === 'deny') {
+      return deny(
+        `The command asks to change ${target.real}, outside the workspace, and the policy denies that.`,
+        { path: target.real, kind: 'write' },
+      );
+    }
+    access ??= target.inside ? undefined : { path: target.real, kind: 'write' };
+    wants.push(`changes to ${target.real}`);
+  }
+  if (wants.length === 0) return null;
+  return ask(
+    `The command asks to run with ${wants.join(' and ')}, beyond what the sandbox allows; ` +
+      'that always needs your approval.',
+    access,
+  );
+}
+
+/**
  * A command whose words are exactly those of a rule added from a remote: it runs unasked
  * in a plain folder of the workspace, when its program is not one that runs code its
  * arguments or the workspace supply, and each word passes `addedRuleWordProblem` in this
@@ -206,7 +262,7 @@ async function decideAddedRule(
   const shown = showRule(rule.words);
   const because = `The command matches "${shown}", a rule added from ${rule.deviceName}, but`;
   const risk = commandRisk(rule.words);
-  if (risk !== null) return ask(`${because} ${risk}; it needs your approval.`);
+  if (risk?.kind === 'refused') return ask(`${because} ${risk.why}; it needs your approval.`);
   const isProtected = await protectedPaths(ctx);
   const folder = await folderProblem(ctx, cwd, isProtected, because);
   if (folder !== null) return folder;

@@ -5,5 +5,6 @@
 export { decidePolicy } from './decide-policy.js';
 export { PolicyConfig } from './policy-config.js';
 export { compileReadProtection } from './protected-paths.js';
-export { allowRuleWarnings } from './rule-warnings.js';
+export { sandboxSecrets } from './sandbox-secrets.js';
+export { allowRuleWarnings } from './command-risk.js';
 export type { AddedRule, PolicyDecision } from './types.js';

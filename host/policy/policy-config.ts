@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { MORE_ARGUMENTS_WORDS } from './command-rules.js';
-import { findShellSpecial, SHELL_METACHARACTERS } from './command-words.js';
+import { findShellSpecial, SHELL_METACHARACTERS } from '../tools/index.js';
 
 /** The tools policy knows by name (docs/protocol.md, the tool table). */
 const POLICY_TOOL_NAMES = [

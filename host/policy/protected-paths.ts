@@ -146,16 +146,20 @@ export async function compileReadProtection(
  * absolute path (Seatbelt's `(regex #"…")`; also valid JavaScript): the secret set,
  * `extra` (the policy's `protectedPaths`) and `hostPaths` (real paths of Tether's data
  * directory and config file, but for a `workspace` inside them). `.git` is left out: it
- * is protected from writes only. `policy.allowSecretPaths` is not applied.
+ * is protected from writes only, and so are the patterns `except` names. The policy's
+ * `allowSecretPaths` is not applied.
  */
 export function secretPathRegexes(
   extra: readonly string[],
   workspace: string,
   homedir: string,
   hostPaths: readonly string[],
+  except: readonly string[] = [],
 ): string[] {
-  const rules = protectedRules(extra, workspace, homedir, hostPaths);
-  return [...new Set(rules.flatMap((rule) => (rule.only === null ? rule.sources : [])))];
+  const rules = protectedRules(extra, workspace, homedir, hostPaths).filter(
+    (rule) => rule.only === null && !except.includes(rule.pattern),
+  );
+  return [...new Set(rules.flatMap((rule) => rule.sources))];
 }
 
 /**

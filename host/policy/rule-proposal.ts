@@ -11,9 +11,9 @@ import { z } from 'zod';
 import type { RuleProposal } from '../../protocol/index.js';
 import { addedRuleWordProblem, locate, protectedPaths } from './argument-checks.js';
 import { MORE_ARGUMENTS_WORDS, showRule } from './command-rules.js';
-import { commandWords } from './command-words.js';
+import { commandWords } from '../tools/index.js';
 import { nestedRepository } from './nested-repository.js';
-import { commandRisk } from './rule-warnings.js';
+import { commandRisk } from './command-risk.js';
 import type { PolicyCall, PolicyContext } from './types.js';
 
 const CommandInput = z.looseObject({ command: z.string(), cwd: z.string().optional() });
@@ -38,9 +38,14 @@ export async function proposeRule(call: PolicyCall, ctx: PolicyContext): Promise
   if (argv.some((word) => word === '' || MORE_ARGUMENTS_WORDS.includes(word))) {
     return none('The command has an empty word or a "…", which a rule cannot list');
   }
+  if (!ctx.sandbox.available) {
+    return none(
+      `No sandbox can run on this machine (${ctx.sandbox.reason}), so no rule lets a command run unasked`,
+    );
+  }
   const risk = commandRisk(argv);
   // A program's name keeps its case: `python runs …`.
-  if (risk !== null) return none(risk);
+  if (risk?.kind === 'refused') return none(risk.why);
   const cwd = await locate(ctx, input.data.cwd ?? '.');
   if (!cwd.ok || !cwd.inside) return none('The command runs outside the workspace');
   const isProtected = await protectedPaths(ctx);
@@ -61,7 +66,12 @@ export async function proposeRule(call: PolicyCall, ctx: PolicyContext): Promise
     matches:
       `Only "${showRule(argv)}", word for word, from any folder of ${ctx.workspace} that is ` +
       'not protected and not a repository of its own; its words are checked again in each ' +
-      'folder. Never with another option, word or path, nor joined to another command.',
+      'folder. Never with another option, word or path, nor joined to another command. ' +
+      (risk === null
+        ? 'It runs in the sandbox: '
+        : `${capitalise(risk.why)}: whatever that is runs in the sandbox, which `) +
+      `${risk === null ? 'it ' : ''}may change any file of ${ctx.workspace} but .git hooks and ` +
+      'config, cannot read your secrets, and has no network.',
   };
 }
 

@@ -2,6 +2,7 @@
  * The contracts of policy: what it is asked about, what it knows, what it answers.
  */
 import type { AllowedBy, RuleProposal } from '../../protocol/index.js';
+import type { SandboxStatus } from '../sandbox/index.js';
 import type { PolicyConfig } from './policy-config.js';
 
 /** A proposed tool call, as the model sent it (its input already validated by the tool). */
@@ -22,6 +23,11 @@ export interface PolicyContext {
    * too (the host always gives them; a test may leave them out).
    */
   hostPaths?: readonly string[];
+  /**
+   * The machine's sandbox: commands run unasked (by a rule or `tools.run_command`) only
+   * while one is available; without it every command asks, saying why.
+   */
+  sandbox: SandboxStatus;
   /** Rules added from a remote for this workspace (exact words; the config's rules win). */
   addedRules?: readonly AddedRule[];
 }

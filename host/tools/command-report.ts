@@ -2,6 +2,7 @@
  * The result of a finished command: a headline (`exit 0 in 1.2 s, 3.4 KiB of output`), the
  * head and tail of its output for the model, and the same facts as data.
  */
+import { constants } from 'node:os';
 import { formatBytes } from './format-bytes.js';
 import type { CapturedOutput } from './output-capture.js';
 import type { ToolResult } from './types.js';
@@ -92,7 +93,7 @@ function headlineOf(outcome: CommandOutcome, truncated: boolean): string {
   } else if (exit.signal !== null) {
     line = `killed by ${exit.signal} after ${ran}`;
   } else {
-    line = `exit ${exit.code} in ${ran}`;
+    line = `exit ${exit.code} in ${ran}${sandboxSignal(outcome)}`;
   }
   line += output.totalBytes === 0 ? ', no output' : `, ${formatBytes(output.totalBytes)} of output`;
   if (truncated && outcome.outputPath !== null) {
@@ -129,6 +130,17 @@ function excerptOf(outcome: CommandOutcome, truncated: boolean): string {
     kept = `the output file keeps the first ${formatBytes(outcome.output.fileBytes)}`;
   const newline = head.endsWith('\n') ? '' : '\n';
   return `${head}${newline}[… ${formatBytes(omittedBytes)} left out here; ${kept} …]\n${tail}`;
+}
+
+/**
+ * bubblewrap reports a command killed by a signal as the status 128 + its number, which a
+ * command could also exit with: both are said.
+ */
+function sandboxSignal(outcome: CommandOutcome): string {
+  const code = outcome.exit.code;
+  if (outcome.sandbox !== 'bwrap' || code === null || code <= 128) return '';
+  const name = Object.entries(constants.signals).find(([, number]) => number === code - 128)?.[0];
+  return name === undefined ? '' : ` (killed by ${name}, or its own exit status ${code})`;
 }
 
 /** The command's first line, cut to 80 characters. */

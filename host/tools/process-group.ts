@@ -39,8 +39,34 @@ export async function killProcessGroup(
   return stopProcessGroup(pgid, graceMs, signal);
 }
 
-/** {@link killProcessGroup} without its checks, for groups this host has just made. */
+/**
+ * {@link killProcessGroup} without its checks, for groups this host has just made. With
+ * `sandboxed` (a bubblewrap sandbox leads the group, Linux), SIGTERM goes to the command's
+ * processes but not to bubblewrap's own two (the leader and the PID namespace's init):
+ * when init ends, the kernel kills everything in its namespace at once, and the grace
+ * period would be lost. SIGKILL goes to the whole group.
+ */
 export async function stopProcessGroup(
+  pgid: number,
+  graceMs: number,
+  signal?: AbortSignal,
+  sandboxed = false,
+): Promise<GroupStop> {
+  if (sandboxed && process.platform === 'linux') {
+    const spared = sandboxMonitors(pgid);
+    const members = groupMembers(pgid).filter((pid) => !spared.has(pid));
+    if (members.length === 0) return stopWholeGroup(pgid, 0, signal);
+    for (const pid of members) signalProcess(pid, 'SIGTERM');
+    for (const pid of members) signalProcess(pid, 'SIGCONT');
+    if (await waitUntilGone(pgid, graceMs, signal)) return { gone: true };
+    const kill = signalGroup(pgid, 'SIGKILL');
+    if (kill !== 'sent') return { gone: kill === 'gone' };
+    return { gone: await waitUntilGone(pgid, KILL_CONFIRM_MS) };
+  }
+  return stopWholeGroup(pgid, graceMs, signal);
+}
+
+async function stopWholeGroup(
   pgid: number,
   graceMs: number,
   signal?: AbortSignal,
@@ -80,7 +106,15 @@ function signalGroup(pgid: number, signal: NodeJS.Signals | 0): Delivery {
   }
 }
 
-async function waitUntilGone(pgid: number, ms: number, signal?: AbortSignal): Promise<boolean> {
+/**
+ * Waits up to `ms` until the group is gone; true when it is. A sandbox's PID namespace
+ * ends a moment after its command: its processes are being killed, not left running.
+ */
+export async function waitUntilGone(
+  pgid: number,
+  ms: number,
+  signal?: AbortSignal,
+): Promise<boolean> {
   const deadline = performance.now() + ms;
   // Polls often at first, when most groups end, then less: on Linux each poll of a live
   // group reads /proc.
@@ -104,6 +138,39 @@ function pause(ms: number, signal?: AbortSignal): Promise<void> {
   });
 }
 
+/** The group's leader (bubblewrap) and its children that are bubblewrap too (the init). */
+function sandboxMonitors(pgid: number): Set<number> {
+  const spared = new Set([pgid]);
+  for (const pid of groupMembers(pgid)) {
+    const stat = readProcStat(String(pid));
+    if (stat?.ppid === pgid && stat.comm === 'bwrap') spared.add(pid);
+  }
+  return spared;
+}
+
+/** Live members of the group (Linux, from /proc). */
+function groupMembers(pgid: number): number[] {
+  let names: string[];
+  try {
+    names = readdirSync('/proc');
+  } catch {
+    return [];
+  }
+  return names.flatMap((name) => {
+    if (!/^\d+$/.test(name)) return [];
+    const stat = readProcStat(name);
+    return stat !== null && stat.pgrp === pgid && stat.state !== 'Z' ? [Number(name)] : [];
+  });
+}
+
+function signalProcess(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(pid, signal);
+  } catch (error) {
+    if (errnoCode(error) !== 'ESRCH') throw error;
+  }
+}
+
 // Synchronous on purpose: /proc lives in memory, and reading a hundred small files this
 // way takes about 2 ms where the thread pool takes ten times longer.
 function onlyZombiesIn(pgid: number): boolean {
@@ -123,7 +190,9 @@ function onlyZombiesIn(pgid: number): boolean {
   return true;
 }
 
-function readProcStat(pid: string): { state: string; pgrp: number } | null {
+function readProcStat(
+  pid: string,
+): { comm: string; state: string; ppid: number; pgrp: number } | null {
   let text: string;
   try {
     text = readFileSync(`/proc/${pid}/stat`, 'utf8');
@@ -131,8 +200,10 @@ function readProcStat(pid: string): { state: string; pgrp: number } | null {
     return null;
   }
   // `pid (comm) state ppid pgrp …`, where comm may hold spaces and parentheses.
-  const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
-  return { state: fields[0] ?? '', pgrp: Number(fields[2]) };
+  const close = text.lastIndexOf(')');
+  const comm = text.slice(text.indexOf('(') + 1, close);
+  const fields = text.slice(close + 2).split(' ');
+  return { comm, state: fields[0] ?? '', ppid: Number(fields[1]), pgrp: Number(fields[2]) };
 }
 
 let ownGroup: Promise<number> | undefined;

@@ -25,7 +25,7 @@ import { commandWords } from './command-words.js';
 import { expectErrnoCode } from './expect-errno.js';
 import { formatBytes } from './format-bytes.js';
 import { EXCERPT_EDGE_BYTES, OutputCapture } from './output-capture.js';
-import { isGroupGone, stopProcessGroup } from './process-group.js';
+import { isGroupGone, stopProcessGroup, waitUntilGone } from './process-group.js';
 import type { GroupStop } from './process-group.js';
 import { failedResult } from './tool-result.js';
 import { defineTool } from './tool-input.js';
@@ -47,6 +47,8 @@ const MAX_TIMEOUT_MS = 24 * 60 * 60 * 1000;
 // Once the group is gone its pipes close; only a process that left the group (setsid)
 // can hold them open, and its output is waited for this long, then dropped.
 const OUTPUT_SETTLE_MS = 2000;
+// How long a sandbox's namespace may take to end after its command exits.
+const SANDBOX_END_MS = 1000;
 
 /** Settings of a `run_command` tool. */
 export interface RunCommandOptions {
@@ -142,6 +144,7 @@ export function createRunCommandTool(options: RunCommandOptions): ToolDefinition
       : attendedEnv;
     const env = prepared === null ? baseEnv : { ...baseEnv, TMPDIR: prepared.plan.tempDir };
     const argv = commandArgv(input.command, ctx.unattended === true);
+    const sandboxed = prepared !== null;
     const started = performance.now();
     const started_ =
       prepared === null
@@ -175,13 +178,13 @@ export function createRunCommandTool(options: RunCommandOptions): ToolDefinition
     try {
       ctx.onProcessGroup?.(pgid);
     } catch (error) {
-      await stopProcessGroup(pgid, 0);
+      await stopProcessGroup(pgid, 0, undefined, sandboxed);
       await capture.finish();
       throw error;
     }
     const closed = Promise.all([capture.attach(child.stdout), capture.attach(child.stderr)]);
     const timeoutMs = input.timeoutMs ?? defaultTimeoutMs;
-    const run = await supervise(child, pgid, { started, timeoutMs, graceMs, ctx });
+    const run = await supervise(child, pgid, { started, timeoutMs, graceMs, ctx, sandboxed });
     await settleOutput(closed, [child.stdout, child.stderr]);
     const protectedChanges = (prepared?.finish() ?? []).map((changed) =>
       path.relative(ctx.workspace, changed),
@@ -280,6 +283,8 @@ export function createRunCommandTool(options: RunCommandOptions): ToolDefinition
 type Supervision = Pick<CommandOutcome, 'exit' | 'stoppedBy' | 'backgroundStopped' | 'groupGone'>;
 
 interface Limits {
+  /** A bubblewrap sandbox leads the group (stopProcessGroup spares it SIGTERM). */
+  sandboxed: boolean;
   started: number;
   timeoutMs: number;
   graceMs: number;
@@ -293,7 +298,7 @@ interface Limits {
 async function supervise(
   child: ChildProcessByStdio<null, Readable, Readable>,
   pgid: number,
-  { started, timeoutMs, graceMs, ctx }: Limits,
+  { started, timeoutMs, graceMs, ctx, sandboxed }: Limits,
 ): Promise<Supervision> {
   const stop: { by: 'timeout' | 'cancelled' | null; stopping: Promise<GroupStop> | null } = {
     by: null,
@@ -302,7 +307,7 @@ async function supervise(
   const stopFor = (by: 'timeout' | 'cancelled', cutGraceOn?: AbortSignal) => {
     if (stop.stopping !== null) return;
     stop.by = by;
-    stop.stopping = stopProcessGroup(pgid, graceMs, cutGraceOn);
+    stop.stopping = stopProcessGroup(pgid, graceMs, cutGraceOn, sandboxed);
   };
   const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) => {
     child.once('exit', (code, signal) => resolve({ code, signal }));
@@ -322,10 +327,11 @@ async function supervise(
     const { gone } = await stop.stopping;
     return { exit, stoppedBy: stop.by, backgroundStopped: false, groupGone: gone };
   }
-  if (isGroupGone(pgid)) {
+  // A sandbox's PID namespace ends with its command, the processes it left with it.
+  if (isGroupGone(pgid) || (sandboxed && (await waitUntilGone(pgid, SANDBOX_END_MS)))) {
     return { exit, stoppedBy: null, backgroundStopped: false, groupGone: true };
   }
-  const { gone } = await stopProcessGroup(pgid, graceMs, ctx.signal);
+  const { gone } = await stopProcessGroup(pgid, graceMs, ctx.signal, sandboxed);
   return { exit, stoppedBy: null, backgroundStopped: true, groupGone: gone };
 }
 

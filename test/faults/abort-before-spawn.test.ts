@@ -13,6 +13,7 @@ import { createRunCommandTool } from '../../host/tools/testing.js';
 import type { ToolContext } from '../../host/tools/index.js';
 import type { ToolOutputSink } from '../../host/tools/testing.js';
 import { tempDir } from '../support/temp-dir.js';
+import { machineSandbox } from '../support/sandbox.js';
 
 describe('run_command stopped while it prepares', () => {
   it('spawns nothing when the signal aborts while the output file is being opened', async () => {
@@ -36,7 +37,7 @@ describe('run_command stopped while it prepares', () => {
       },
       onProcessGroup: (pgid) => groups.push(pgid),
     };
-    const tool = createRunCommandTool({ graceMs: 100 });
+    const tool = createRunCommandTool({ sandbox: machineSandbox(), graceMs: 100 });
     const input = parseToolInput(tool, JSON.stringify({ command: 'touch spawned-marker' }));
     if (!input.ok) throw new Error('the input should parse');
     const result = await tool.execute(input.input, ctx);

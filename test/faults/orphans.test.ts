@@ -1,9 +1,12 @@
 /**
- * Orphan cleanup (docs/reliability.md): a host SIGKILLed while `run_command` runs leaves
- * the command's process group alive; the next start finds the group in the store and
- * kills all of it, background children included, unless the group was started before
- * the machine last booted (its number may belong to someone else by now).
+ * Orphan cleanup (docs/reliability.md): a host SIGKILLed while `run_command` runs. A
+ * sandboxed command ends with the host (bubblewrap's --die-with-parent); a process group
+ * the store still names (a command that ran without a sandbox, approved, on a machine
+ * without one) is killed at the next start, background children included, unless the
+ * group was started before the machine last booted (its number may belong to someone
+ * else by now). The call is unknown either way.
  */
+import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -15,9 +18,6 @@ import { textTurn, toolCallTurn } from '../support/scripted-model-server.js';
 
 // A background sleep (same process group) whose pid is written down, then a foreground one.
 const ORPHAN_SCRIPT = 'sleep 300 &\necho $! > background.pid\necho started\nsleep 300\n';
-// The same, deaf to SIGTERM (an ignored signal stays ignored across exec): only the
-// SIGKILL that follows the 2 s grace ends it.
-const STUBBORN_SCRIPT = `trap '' TERM\n${ORPHAN_SCRIPT}`;
 
 let fault: FaultHost | undefined;
 const groups: number[] = [];
@@ -30,12 +30,14 @@ afterEach(async () => {
   fault = undefined;
 });
 
-/** Starts a run of `sh orphan.sh`, SIGKILLs the host once it runs, and returns the group. */
-async function orphanedCommand(script = ORPHAN_SCRIPT): Promise<{
+/**
+ * Starts a run of `sh orphan.sh`, SIGKILLs the host once it runs, and returns the group:
+ * the sandbox's, which ends with the host.
+ */
+async function killedHostCommand(script = ORPHAN_SCRIPT): Promise<{
   host: FaultHost;
   runId: string;
   pgid: number;
-  background: number;
 }> {
   const host = await startFaultHost({ scripts: { 'orphan.sh': script } });
   fault = host;
@@ -63,8 +65,37 @@ async function orphanedCommand(script = ORPHAN_SCRIPT): Promise<{
   });
   groups.push(pgid);
   await host.host.kill();
-  const background = Number(readFileSync(pidFile, 'utf8').trim());
-  // The host is gone; its command and the background child are not.
+  return { host, runId, pgid };
+}
+
+/**
+ * As {@link killedHostCommand}, then a process group outside any sandbox (a foreground and
+ * a background sleep, deaf to SIGTERM with `stubborn`) takes the call's place in the
+ * store: what a command approved on a machine without a sandbox leaves behind.
+ */
+async function orphanedCommand(stubborn = false): Promise<{
+  host: FaultHost;
+  runId: string;
+  pgid: number;
+  background: number;
+}> {
+  const { host, runId } = await killedHostCommand();
+  const script = `${stubborn ? "trap '' TERM\n" : ''}sleep 300 &\necho $! >&3\nsleep 300\n`;
+  const child = spawn('/bin/sh', ['-c', script], {
+    detached: true,
+    stdio: ['ignore', 'ignore', 'ignore', 'pipe'],
+  });
+  const pgid = child.pid!;
+  groups.push(pgid);
+  const background = Number(
+    await new Promise<string>((resolve) =>
+      child.stdio[3]!.once('data', (data) => resolve(String(data))),
+    ),
+  );
+  child.unref();
+  const db = new Database(join(host.host.dataDir, 'tether.db'));
+  db.prepare('UPDATE tool_calls SET process_group = ? WHERE run_id = ?').run(pgid, runId);
+  db.close();
   expect(groupAlive(pgid)).toBe(true);
   expect(() => process.kill(background, 0)).not.toThrow();
   return { host, runId, pgid, background };
@@ -87,6 +118,16 @@ function toolCallState(host: FaultHost, runId: string): string | undefined {
 }
 
 describe('process groups left by a killed host', () => {
+  it('a sandboxed command ends with the host; the next start says the call is unknown', async () => {
+    const { host, runId, pgid } = await killedHostCommand();
+    await until('the sandbox to end with its host', () => (groupAlive(pgid) ? undefined : true));
+    await host.restartClean();
+    await until('recovery', () =>
+      host.typesOf(runId).includes('session.idle') ? true : undefined,
+    );
+    expect(toolCallState(host, runId)).toBe('unknown');
+  });
+
   it('are killed at the next start, background children included; the call is unknown', async () => {
     const { host, runId, pgid, background } = await orphanedCommand();
     await host.restartClean();
@@ -98,7 +139,7 @@ describe('process groups left by a killed host', () => {
   });
 
   it('are still killed when the host dies again before it finished killing them', async () => {
-    const { host, runId, pgid, background } = await orphanedCommand(STUBBORN_SCRIPT);
+    const { host, runId, pgid, background } = await orphanedCommand(true);
     await host.restartClean();
     // Recovery made the call unknown and sent SIGTERM, which the group ignores: the host
     // is killed again within the 2 s grace, before its SIGKILL.

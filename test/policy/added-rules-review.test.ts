@@ -12,6 +12,7 @@ import { decidePolicy, PolicyConfig } from '../../host/policy/index.js';
 import type { AddedRule, PolicyDecision } from '../../host/policy/index.js';
 import { tempDir, type TempDir } from '../support/temp-dir.js';
 import { makeRuleWorkspace } from './rule-oracle.js';
+import { SANDBOXED } from '../support/sandbox.js';
 
 let temp: TempDir;
 let workspace: string;
@@ -29,6 +30,7 @@ function decide(command: string, added: readonly AddedRule[] = []): Promise<Poli
       workspace,
       policy: PolicyConfig.parse({}),
       homedir: path.join(temp.path, 'home'),
+      sandbox: SANDBOXED,
       addedRules: added,
     },
   );

@@ -13,6 +13,7 @@ import type { AddedRule, PolicyDecision } from '../../host/policy/index.js';
 import type { PolicyConfigInput } from '../../host/policy/testing.js';
 import { tempDir, type TempDir } from '../support/temp-dir.js';
 import { documented, makeRuleWorkspace, PROGRAMS, random, WORDS } from './rule-oracle.js';
+import { SANDBOXED } from '../support/sandbox.js';
 
 let temp: TempDir;
 let root: string;
@@ -36,6 +37,7 @@ function decide(
       workspace,
       policy: PolicyConfig.parse(options.policy ?? {}),
       homedir: path.join(root, 'home'),
+      sandbox: SANDBOXED,
       addedRules: options.added ?? [],
     },
   );
@@ -143,7 +145,12 @@ describe('no rule is offered for a call a rule could not match safely', () => {
     }
     const write = await decidePolicy(
       { name: 'write_file', input: { path: 'src/b.ts', content: 'x' } },
-      { workspace, policy: PolicyConfig.parse({}), homedir: path.join(root, 'home') },
+      {
+        workspace,
+        policy: PolicyConfig.parse({}),
+        homedir: path.join(root, 'home'),
+        sandbox: SANDBOXED,
+      },
     );
     expect(write.decision).toBe('ask');
     expect(write.proposal).toMatchObject({ offered: false });

@@ -18,6 +18,7 @@ import type { PolicyDecision } from '../../host/policy/index.js';
 import type { PolicyConfigInput } from '../../host/policy/testing.js';
 import { tempDir, type TempDir } from '../support/temp-dir.js';
 import { documented, makeRuleWorkspace, PROGRAMS, random, WORDS } from './rule-oracle.js';
+import { SANDBOXED } from '../support/sandbox.js';
 
 let temp: TempDir;
 let root: string;
@@ -33,7 +34,12 @@ afterAll(() => temp.remove());
 function decide(command: string, policy: PolicyConfigInput, cwd?: string): Promise<PolicyDecision> {
   return decidePolicy(
     { name: 'run_command', input: cwd === undefined ? { command } : { command, cwd } },
-    { workspace, policy: PolicyConfig.parse(policy), homedir: path.join(root, 'home') },
+    {
+      workspace,
+      policy: PolicyConfig.parse(policy),
+      homedir: path.join(root, 'home'),
+      sandbox: SANDBOXED,
+    },
   );
 }
 
@@ -143,7 +149,7 @@ describe("issue 11 finding 7: docs/policy.md's example is safe as written", () =
 
   it('parses, and the host has no warning about any of its rules', () => {
     expect(policy.commands.allow.length).toBeGreaterThan(0);
-    expect(allowRuleWarnings(policy)).toEqual([]);
+    expect(allowRuleWarnings(policy, true)).toEqual([]);
   });
 
   it('asks for every attack of finding 1, and runs what its rules name', async () => {
@@ -180,7 +186,7 @@ describe("issue 11 finding 7: docs/policy.md's example is safe as written", () =
         allow: [['npm', 'test'], ['make'], ['git', '…'], ['./test.sh'], ['git', 'status']],
       },
     });
-    const warnings = allowRuleWarnings(risky);
+    const warnings = allowRuleWarnings(risky, true);
     expect(warnings).toHaveLength(4);
     expect(warnings[0]).toMatch(
       /^policy\.commands\.allow\[0\] \["npm","test"\]: npm runs code the workspace supplies/,

@@ -15,9 +15,10 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decidePolicy, PolicyConfig } from '../../host/policy/index.js';
 import type { AddedRule, PolicyDecision } from '../../host/policy/index.js';
-import { allowRuleWarnings } from '../../host/policy/rule-warnings.js';
+import { allowRuleWarnings } from '../../host/policy/command-risk.js';
 import { tempDir, type TempDir } from '../support/temp-dir.js';
 import { makeRuleWorkspace } from './rule-oracle.js';
+import { SANDBOXED } from '../support/sandbox.js';
 
 let temp: TempDir;
 let workspace: string;
@@ -35,6 +36,7 @@ function decide(command: string, added: readonly AddedRule[] = []): Promise<Poli
       workspace,
       policy: PolicyConfig.parse({}),
       homedir: path.join(temp.path, 'home'),
+      sandbox: SANDBOXED,
       addedRules: added,
     },
   );
@@ -105,6 +107,6 @@ describe('attack3: no rule for a call whose effect a workspace file or a named p
     const policy = PolicyConfig.parse({
       commands: { allow: [['git', 'config', 'core.hooksPath', 'src']] },
     });
-    expect(allowRuleWarnings(policy)).toHaveLength(1);
+    expect(allowRuleWarnings(policy, true)).toHaveLength(1);
   });
 });

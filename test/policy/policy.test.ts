@@ -5,6 +5,7 @@ import { decidePolicy, PolicyConfig } from '../../host/policy/index.js';
 import type { PolicyDecision } from '../../host/policy/index.js';
 import type { PolicyConfigInput } from '../../host/policy/testing.js';
 import { tempDir, type TempDir } from '../support/temp-dir.js';
+import { SANDBOXED } from '../support/sandbox.js';
 
 /** Real temporary folders: a workspace, a folder beside it, and a home with secrets. */
 let temp: TempDir;
@@ -46,7 +47,7 @@ async function decide(
   // The rule an ask offers has its own tests (added-rules.test.ts).
   const { proposal: _proposal, ...decision } = await decidePolicy(
     { name, input },
-    { workspace, policy: PolicyConfig.parse(policy), homedir },
+    { workspace, policy: PolicyConfig.parse(policy), homedir, sandbox: SANDBOXED },
   );
   return decision;
 }

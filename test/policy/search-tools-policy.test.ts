@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decidePolicy, PolicyConfig } from '../../host/policy/index.js';
 import type { PolicyConfigInput } from '../../host/policy/testing.js';
 import { tempDir, type TempDir } from '../support/temp-dir.js';
+import { SANDBOXED } from '../support/sandbox.js';
 
 let temp: TempDir;
 let workspace: string;
@@ -28,7 +29,7 @@ afterAll(() => temp.remove());
 const decide = (name: string, input: unknown, policy: PolicyConfigInput = {}) =>
   decidePolicy(
     { name, input },
-    { workspace, policy: PolicyConfig.parse(policy), homedir: temp.path },
+    { workspace, policy: PolicyConfig.parse(policy), homedir: temp.path, sandbox: SANDBOXED },
   );
 
 describe.each(['find_files', 'search_files'])('%s', (name) => {

@@ -7,11 +7,19 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { PolicyDecision } from '../../host/policy/index.js';
-import { readOnlyTools, runCommandTool, type ToolDefinition } from '../../host/tools/index.js';
+import {
+  createRunCommandTool,
+  readOnlyTools,
+  type ToolDefinition,
+} from '../../host/tools/index.js';
 import { textTurn, toolCallTurn } from '../support/scripted-model-server.js';
 import { commandId, startHarness } from './harness.js';
+import { machineSandbox } from '../support/sandbox.js';
 
-const tools = [...readOnlyTools, runCommandTool] as ToolDefinition<unknown>[];
+const tools = [
+  ...readOnlyTools,
+  createRunCommandTool({ sandbox: machineSandbox() }),
+] as ToolDefinition<unknown>[];
 
 describe('policy decisions fail closed', () => {
   it('a decision that is neither allow, ask nor deny asks, and nothing runs', async () => {

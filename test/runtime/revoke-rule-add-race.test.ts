@@ -5,9 +5,14 @@
 import { describe, expect, it } from 'vitest';
 import { decidePolicy, PolicyConfig } from '../../host/policy/index.js';
 import type { PolicyDecision } from '../../host/policy/index.js';
-import { readOnlyTools, runCommandTool, type ToolDefinition } from '../../host/tools/index.js';
+import {
+  createRunCommandTool,
+  readOnlyTools,
+  type ToolDefinition,
+} from '../../host/tools/index.js';
 import { textTurn, toolCallTurn } from '../support/scripted-model-server.js';
 import { commandId, startHarness } from './harness.js';
+import { machineSandbox, machineSandboxStatus } from '../support/sandbox.js';
 
 const VICTIM = 'victimDeviceId00000000';
 const OTHER = 'otherDeviceId000000000';
@@ -18,12 +23,16 @@ describe('a rule added while its device is revoked', () => {
     let gate: Promise<void> | null = null;
     await using harness = await startHarness({
       runtime: {
-        tools: [...readOnlyTools, runCommandTool] as ToolDefinition<unknown>[],
+        tools: [
+          ...readOnlyTools,
+          createRunCommandTool({ sandbox: machineSandbox() }),
+        ] as ToolDefinition<unknown>[],
         policy: async (call, workspace, addedRules): Promise<PolicyDecision> => {
           const decision = await decidePolicy(call, {
             workspace,
             policy,
             homedir: '/nonexistent-home',
+            sandbox: machineSandboxStatus,
             addedRules,
           });
           if (gate !== null) await gate;

@@ -5,12 +5,13 @@ import { decidePolicy, PolicyConfig } from '../../host/policy/index.js';
 import {
   editFileTool,
   readOnlyTools,
-  runCommandTool,
+  createRunCommandTool,
   type ToolDefinition,
 } from '../../host/tools/index.js';
 import { textTurn, toolCallTurn } from '../support/scripted-model-server.js';
 import { until } from '../support/wait.js';
 import { commandId, startHarness, type Harness } from './harness.js';
+import { machineSandbox, machineSandboxStatus } from '../support/sandbox.js';
 
 /** Processes of group `pgid` that are not zombies (PID 1 reaps those in its own time). */
 function liveMembers(pgid: number): number[] {
@@ -27,7 +28,11 @@ function liveMembers(pgid: number): number[] {
     });
 }
 
-const tools = [...readOnlyTools, runCommandTool, editFileTool] as ToolDefinition<unknown>[];
+const tools = [
+  ...readOnlyTools,
+  createRunCommandTool({ sandbox: machineSandbox() }),
+  editFileTool,
+] as ToolDefinition<unknown>[];
 const policy = PolicyConfig.parse({ commands: { allow: [['echo', '…']] } });
 
 /** Approves exactly what the approval shows, as a remote would. */
@@ -52,7 +57,12 @@ function start(): Promise<Harness> {
     runtime: {
       tools,
       policy: (call, workspace) =>
-        decidePolicy(call, { workspace, policy, homedir: '/nonexistent-home' }),
+        decidePolicy(call, {
+          workspace,
+          policy,
+          homedir: '/nonexistent-home',
+          sandbox: machineSandboxStatus,
+        }),
     },
   });
 }
@@ -81,6 +91,14 @@ describe('run_command through policy and approval', () => {
       kind: 'command',
       command: "printf '%s\\n' one two; exit 3",
       cwd: harness.workspace,
+      sandbox: machineSandboxStatus.available
+        ? {
+            contained: true,
+            kind: machineSandboxStatus.kind,
+            writable: [harness.workspace],
+            network: false,
+          }
+        : { contained: false, reason: machineSandboxStatus.reason },
       ruleProposal: {
         offered: false,
         reason:

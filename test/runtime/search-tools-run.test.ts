@@ -12,6 +12,7 @@ import { compileReadProtection, decidePolicy, PolicyConfig } from '../../host/po
 import { createSearchTools, readOnlyTools } from '../../host/tools/index.js';
 import { textTurn, toolCallTurn } from '../support/scripted-model-server.js';
 import { commandId, startHarness } from './harness.js';
+import { SANDBOXED } from '../support/sandbox.js';
 
 const policy = PolicyConfig.parse({});
 const searchTools = (deadlineMs?: number) =>
@@ -25,7 +26,8 @@ describe('the search tools in a run', () => {
     await using harness = await startHarness({
       runtime: {
         tools: [...readOnlyTools, ...searchTools(500)],
-        policy: (call, workspace) => decidePolicy(call, { workspace, policy, homedir: homedir() }),
+        policy: (call, workspace) =>
+          decidePolicy(call, { workspace, policy, homedir: homedir(), sandbox: SANDBOXED }),
       },
     });
     writeFileSync(join(harness.workspace, '.env'), 'console=secret\n');
@@ -80,7 +82,12 @@ describe('the search tools in a run', () => {
       runtime: {
         tools: [...readOnlyTools, ...searchTools()],
         policy: (call, workspace) =>
-          decidePolicy(call, { workspace, policy: asking, homedir: homedir() }),
+          decidePolicy(call, {
+            workspace,
+            policy: asking,
+            homedir: homedir(),
+            sandbox: SANDBOXED,
+          }),
       },
     });
     harness.model.push(

@@ -1,11 +1,11 @@
-import { execFile, spawn } from 'node:child_process';
+import { execFile, execFileSync, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { killProcessGroup, parseToolInput, runCommandTool } from '../../host/tools/index.js';
+import { killProcessGroup, parseToolInput } from '../../host/tools/index.js';
 import { createRunCommandTool } from '../../host/tools/testing.js';
 import { COMMAND_ENV_KEYS } from '../../host/tools/testing.js';
 import type { ToolDefinition, ToolResult } from '../../host/tools/index.js';
@@ -13,6 +13,7 @@ import type { RunCommandInput } from '../../host/tools/testing.js';
 import { until } from '../support/wait.js';
 import { createFixture } from './fixture.js';
 import type { Fixture } from './fixture.js';
+import { machineSandbox } from '../support/sandbox.js';
 
 const GRACE_MS = 300;
 // Slack for a loaded machine on top of the grace period: spawning, signal delivery, the
@@ -27,7 +28,8 @@ beforeEach(async () => {
 afterEach(() => fx.remove());
 
 const sha256 = (bytes: string | Buffer) => createHash('sha256').update(bytes).digest('hex');
-const tool = createRunCommandTool({ graceMs: GRACE_MS });
+const tool = createRunCommandTool({ sandbox: machineSandbox(), graceMs: GRACE_MS });
+const runCommandTool = tool;
 
 interface Run {
   result: ToolResult;
@@ -196,7 +198,10 @@ describe('run_command output', () => {
     process.env.TETHER_MODEL_API_KEY = 'secret-model-key';
     process.env.OPENAI_API_KEY = 'secret-openai-key';
     try {
-      const withExtra = createRunCommandTool({ extraEnv: { TETHER_WORKSPACE_HINT: 'yes' } });
+      const withExtra = createRunCommandTool({
+        sandbox: machineSandbox(),
+        extraEnv: { TETHER_WORKSPACE_HINT: 'yes' },
+      });
       const { result, outputPath } = await run({ command: 'env' }, { using: withExtra });
       const output = await readFile(outputPath, 'utf8');
       expect(result.status).toBe('succeeded');
@@ -235,9 +240,12 @@ describe('run_command failures', () => {
     expect(result).toMatchObject({
       status: 'failed',
       error: { code: 'exit_nonzero' },
-      exit: { code: null, signal: 'SIGKILL' },
+      // bubblewrap reports a death by a signal as 128 + its number, and the result says both.
+      exit: { code: 137, signal: null },
     });
-    expect(result.content).toMatch(/^killed by SIGKILL after \d+ ms, 4 B of output\nbye\n$/);
+    expect(result.content).toMatch(
+      /^exit 137 in \d+ ms \(killed by SIGKILL, or its own exit status 137\), 4 B of output\nbye\n$/,
+    );
   });
 
   it('keeps nothing but the excerpt without an output sink', async () => {
@@ -314,6 +322,14 @@ describe('run_command failures', () => {
       kind: 'command',
       command: 'npm test',
       cwd: path.join(fx.workspace, 'sub'),
+      sandbox: { contained: true, kind: 'bwrap', writable: [fx.workspace], network: false },
+    });
+    const more = await runCommandTool.preview?.(
+      { command: 'npm install', sandbox: { network: true, write: ['sub'] } },
+      { workspace: fx.workspace, signal: new AbortController().signal },
+    );
+    expect(more).toMatchObject({
+      sandbox: { writable: [fx.workspace, path.join(fx.workspace, 'sub')], network: true },
     });
   });
 });
@@ -343,18 +359,18 @@ describe('run_command stops its process group', () => {
     expect(result).toMatchObject({
       status: 'failed',
       error: { code: 'cancelled' },
-      exit: { code: null, signal: 'SIGTERM' },
+      exit: { code: 143, signal: null },
       data: { cancelled: true, groupGone: true },
     });
-    // The TERM-ignoring pair holds out for the whole grace period, then dies of SIGKILL.
-    expect(stopMs).toBeGreaterThanOrEqual(GRACE_MS - 20);
+    // The TERM-ignoring pair would hold out for the grace period, but the leader ends on
+    // SIGTERM, and with it the sandbox's PID namespace and everything in it.
     expect(stopMs).toBeLessThan(GRACE_MS + MARGIN_MS);
     const pids = (await readFile(path.join(fx.workspace, 'pids'), 'utf8')).trim().split('\n');
     expect(pids).toHaveLength(5);
+    // The pids are the sandbox's own (its PID namespace); every process of it is in the group.
     const pgid = groups[0]!;
     const running = await runningProcesses();
     expect(running.filter((p) => p.pgid === pgid)).toEqual([]);
-    expect(running.filter((p) => pids.includes(String(p.pid)))).toEqual([]);
     await expectGroupReaped(pgid);
   });
 
@@ -364,30 +380,31 @@ describe('run_command stops its process group', () => {
     expect(result).toMatchObject({
       status: 'failed',
       error: { code: 'timeout' },
-      exit: { signal: 'SIGTERM' },
+      exit: { code: 143 },
       data: { timedOut: true, groupGone: true },
     });
     expect(result.content).toMatch(/^timed out after 1\.\d s \(limit 1\.0 s\) and was stopped, /);
     expect(result.content).toContain('\nready\n');
-    expect(elapsedMs).toBeGreaterThanOrEqual(1000 + GRACE_MS - 20);
+    expect(elapsedMs).toBeGreaterThanOrEqual(1000);
     expect(elapsedMs).toBeLessThan(1000 + GRACE_MS + MARGIN_MS);
     expect((await runningProcesses()).filter((p) => p.pgid === groups[0])).toEqual([]);
   });
 
-  it('stops background processes a command leaves running when it exits', async () => {
+  it('ends background processes a command leaves running when it exits, with its sandbox', async () => {
     const { result, groups, elapsedMs } = await run({
-      command: 'sh -c \'trap "" TERM; sleep 300\' & echo $! > bg.pid; echo started',
+      command: 'setsid sh -c \'trap "" TERM; sleep 300\' & echo started',
     });
     expect(result).toMatchObject({
       status: 'succeeded',
       exit: { code: 0 },
-      data: { backgroundStopped: true, groupGone: true },
+      data: { groupGone: true },
     });
-    expect(result.summary).toContain('background processes it left running were stopped');
     expect(elapsedMs).toBeLessThan(GRACE_MS + MARGIN_MS);
-    const bg = Number(await readFile(path.join(fx.workspace, 'bg.pid'), 'utf8'));
+    // Even one that left the group (setsid): the PID namespace ends with the command.
     const running = await runningProcesses();
-    expect(running.filter((p) => p.pid === bg || p.pgid === groups[0])).toEqual([]);
+    expect(running.filter((p) => p.pgid === groups[0])).toEqual([]);
+    const sleeping = execFileSync('ps', ['-eo', 'args']).toString();
+    expect(sleeping).not.toMatch(/^sleep 300$/m);
   });
 });
 
