@@ -31,9 +31,14 @@ const CommandWords = z
 const AllowRule = CommandWords.refine(
   (rule) => rule.slice(0, -1).every((word) => !MORE_ARGUMENTS_WORDS.includes(word)),
   { error: '"…" may only be the last word of a rule, like ["git", "log", "…"]' },
-).refine((rule) => !MORE_ARGUMENTS_WORDS.includes(rule[0] ?? ''), {
-  error: 'a rule must start with the program, like ["git", "log", "…"]',
-});
+)
+  .refine((rule) => !MORE_ARGUMENTS_WORDS.includes(rule[0] ?? ''), {
+    error: 'a rule must start with the program, like ["git", "log", "…"]',
+  })
+  .refine((rule) => !/^[A-Za-z_][A-Za-z0-9_]*=/.test(rule[0] ?? ''), {
+    error:
+      'a rule must start with the program, not an assignment: a command a rule lets through runs without a shell, where NAME=value means nothing',
+  });
 
 const DenyRule = CommandWords.refine(
   (rule) => rule.every((word) => !MORE_ARGUMENTS_WORDS.includes(word)),
