@@ -1,7 +1,7 @@
 /**
  * The checks of `tether doctor` that look at this machine and the data directory: Node,
  * the data directory and its file modes, the database, the model endpoint, the Keychain,
- * the HTTPS certificates, push and free disk space. Each returns a pass, a fail with the
+ * the HTTPS certificates, push, free disk space and the command sandbox. Each returns a pass, a fail with the
  * command that fixes it, or a skip that says why.
  */
 import { execFile } from 'node:child_process';
@@ -10,6 +10,7 @@ import { accessSync, constants, existsSync, readFileSync, statfsSync, statSync }
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import type { HostConfig } from '../config/index.js';
+import type { SandboxStatus } from '../sandbox/index.js';
 import { serverNames } from '../tls/index.js';
 import { describeNetworkFailure, tetherCommand } from '../../common/cli/index.js';
 
@@ -54,6 +55,24 @@ export function checkNode(version = process.versions.node): CheckResult {
         `Node ${version} is too old (Tether needs ${MIN_NODE.join('.')} or newer)`,
         'brew install node (or install the current LTS from https://nodejs.org)',
       );
+}
+
+/**
+ * Whether commands can run in the OS sandbox: without it nothing runs unattended and every
+ * approved command has full access.
+ */
+export function checkSandbox(status: SandboxStatus): CheckResult {
+  if (status.available) {
+    return pass(
+      'sandbox',
+      `commands run in ${status.kind === 'bwrap' ? 'bubblewrap' : 'sandbox-exec'} (${status.program})`,
+    );
+  }
+  return fail(
+    'sandbox',
+    `no sandbox: ${status.reason}; every command asks for approval and runs with full access`,
+    status.fix,
+  );
 }
 
 export function checkDataDir(dataDir: string): CheckResult {

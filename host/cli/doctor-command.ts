@@ -6,6 +6,7 @@
 import { homedir } from 'node:os';
 import { ConfigError, loadHostConfig, type HostConfig } from '../config/index.js';
 import { withStoredModelKey } from '../identity/index.js';
+import { detectSandbox } from '../sandbox/index.js';
 import { parseCommandArgs, tetherCommand } from '../../common/cli/index.js';
 import {
   checkDatabase,
@@ -15,6 +16,7 @@ import {
   checkKeychain,
   checkModel,
   checkNode,
+  checkSandbox,
   checkPush,
   type CheckResult,
 } from './doctor-checks.js';
@@ -95,7 +97,14 @@ export async function doctorCommand(
     return 0;
   }
   const dataDir = ctx.dataDir(values.data);
-  const checks: CheckResult[] = [checkNode(), checkDataDir(dataDir), checkDatabase(dataDir)];
+  const checks: CheckResult[] = [
+    checkNode(),
+    checkSandbox(
+      detectSandbox({ platform: process.platform, searchPath: process.env['PATH'] ?? '' }),
+    ),
+    checkDataDir(dataDir),
+    checkDatabase(dataDir),
+  ];
   try {
     const config = loadHostConfig({
       argv: [

@@ -99,7 +99,17 @@ describe('tether doctor', () => {
       (entry) => entry.status === 'fail' && entry.id !== 'service',
     );
     expect(failed).toEqual([]);
-    for (const id of ['node', 'data', 'database', 'model', 'tailscale', 'push', 'host', 'disk']) {
+    for (const id of [
+      'node',
+      'sandbox',
+      'data',
+      'database',
+      'model',
+      'tailscale',
+      'push',
+      'host',
+      'disk',
+    ]) {
       expect(check(report, id).status, id).toBe('pass');
     }
     expect(check(report, 'database').detail).toContain('quick_check ok');

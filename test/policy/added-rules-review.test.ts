@@ -50,13 +50,10 @@ describe('no rule is offered, and none allows, a call that may run code the work
   it.each([
     'Python3 x.py',
     'NODE x.js',
-    'Make',
     'python3.12 x.py',
     'node20 x.js',
     'find src -newer PYTHON3',
     'java Main',
-    'prettier --check src',
-    'eslint src',
     'vim -S x.vim',
     'emacs --script x.el',
     'git -C repo status',
@@ -88,6 +85,24 @@ describe('no rule is offered, and none allows, a call that may run code the work
     });
     expect((await decide(command, [added(command)])).decision).toBe('ask');
   });
+
+  // Contained by the sandbox (issue 23): a build or lint command runs code the workspace
+  // supplies, which can change files of the workspace and nothing more; the offer says so.
+  it.each(['Make', 'prettier --check src', 'eslint src'])(
+    '%s is offered in the sandbox, saying what it still lets through',
+    async (command) => {
+      const decision = await decide(command);
+      expect(decision.decision).toBe('ask');
+      expect(decision.proposal).toMatchObject({
+        offered: true,
+        matches: expect.stringContaining('runs code the workspace supplies') as unknown,
+      });
+      expect(decision.proposal?.offered === true && decision.proposal.matches).toContain(
+        'cannot read your secrets, and has no network',
+      );
+      expect((await decide(command, [added(command)])).decision).toBe('allow');
+    },
+  );
 
   it('still offers a rule for git -C naming a plain folder', async () => {
     const decision = await decide('git -C src status');

@@ -57,7 +57,10 @@ function offerable(word: string): boolean {
   return WORDS[word] === 'plain' || WORDS[word] === 'missing';
 }
 
-const RISKY = [['python'], ['sh'], ['node'], ['npm', 'test'], ['make'], ['./run.sh']];
+/** Programs no rule is offered for: their arguments are the program they run. */
+const RISKY = [['python'], ['sh'], ['node']];
+/** Build and test commands: offered while the sandbox contains them (issue 23). */
+const CONTAINED = [['npm', 'test'], ['make'], ['./run.sh']];
 
 const quoted = (argv: readonly string[]) => argv.map((word) => `'${word}'`).join(' ');
 
@@ -68,7 +71,8 @@ describe('a rule added from the app, over generated commands', () => {
     const words = Object.keys(WORDS);
     let offered = 0;
     for (let i = 0; i < 150; i += 1) {
-      const program = pick(next() < 0.2 ? RISKY : PROGRAMS);
+      const roll = next();
+      const program = pick(roll < 0.1 ? RISKY : roll < 0.2 ? CONTAINED : PROGRAMS);
       const argv = [...program];
       const count = Math.floor(next() * 4);
       for (let j = 0; j < count; j += 1) argv.push(pick(words));
@@ -113,8 +117,6 @@ describe('a rule added from the app, over generated commands', () => {
 describe('no rule is offered for a call a rule could not match safely', () => {
   it.each([
     ['python x.py', 'python runs the program or script its arguments name'],
-    ['npm test', 'npm runs code the workspace supplies'],
-    ['./run-tests.sh', 'a program named by its path'],
     ['ls ../', 'is outside the workspace'],
     ['cat .env', 'is a protected path'],
     ['grep -rn TODO secretdir', 'holds secretdir/.env.local, a protected path'],
@@ -136,6 +138,25 @@ describe('no rule is offered for a call a rule could not match safely', () => {
     expect(decision.decision).toBe('ask');
     expect(decision.proposal).toMatchObject({ offered: false });
     expect(decision.proposal?.offered === false && decision.proposal.reason).toContain(why);
+  });
+
+  it('is offered for build and test commands while the sandbox contains them, and never without it', async () => {
+    for (const command of ['npm test', './run-tests.sh']) {
+      const decision = await decide(command);
+      expect(decision.proposal, command).toMatchObject({ offered: true });
+    }
+    const unsandboxed = await decidePolicy(
+      { name: 'run_command', input: { command: 'npm test' } },
+      {
+        workspace,
+        policy: PolicyConfig.parse({}),
+        homedir: path.join(root, 'home'),
+        sandbox: { available: false, reason: 'bwrap is not installed', fix: 'install it' },
+      },
+    );
+    expect(unsandboxed.decision).toBe('ask');
+    expect(unsandboxed.reason).toContain('bwrap is not installed');
+    expect(unsandboxed.proposal).toMatchObject({ offered: false });
   });
 
   it('nor in a protected folder, a nested repository, outside, or for another tool', async () => {

@@ -280,6 +280,11 @@ describe('issue 11 finding 3 (host side): the card carries every field that chan
       command,
       cwd: outside,
       outside: { path: outside, access: 'write' },
+      // Approved, it may change files in its folder outside the workspace, and says so.
+      sandbox: expect.objectContaining({
+        contained: true,
+        writable: [host.host.workspace, outside],
+      }) as unknown,
       ruleProposal: expect.objectContaining({ offered: false }) as unknown,
     });
   });
