@@ -9,4 +9,9 @@ export { writeFileTool } from './write-file.js';
 export { editFileTool } from './edit-file.js';
 export { createRunCommandTool } from './run-command.js';
 export { killProcessGroup } from './process-group.js';
-export { commandParts, commandWords, findShellSpecial, SHELL_METACHARACTERS } from './command-words.js';
+export {
+  commandParts,
+  commandWords,
+  findShellSpecial,
+  SHELL_METACHARACTERS,
+} from './command-words.js';

@@ -134,7 +134,12 @@ describe('the policy section of the config file', () => {
 
   it('refuses a rule that starts with an assignment (issue 23)', () => {
     const { config } = loadWith({
-      commands: { allow: [['GIT_CONFIG_GLOBAL=gitconfig', 'git', 'diff'], ['make', 'CC=x']] },
+      commands: {
+        allow: [
+          ['GIT_CONFIG_GLOBAL=gitconfig', 'git', 'diff'],
+          ['make', 'CC=x'],
+        ],
+      },
     });
     expect(issuesOf(config)).toEqual([
       'policy.commands.allow[0]: a rule must start with the program, not an assignment: a command a rule lets through runs without a shell, where NAME=value means nothing',

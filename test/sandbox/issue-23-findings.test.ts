@@ -141,7 +141,10 @@ describe.skipIf(!bwrap)(
       const runId = await propose(host, { command: 'GIT_CONFIG_GLOBAL=gitconfig git diff' });
       const approval = await pendingApproval(host, runId);
       expect(approval.preview).toMatchObject({
-        ruleProposal: { offered: false, reason: expect.stringContaining('an assignment') },
+        ruleProposal: {
+          offered: false,
+          reason: expect.stringContaining('an assignment') as unknown,
+        },
         sandbox: { contained: true, kind: 'bwrap', network: false },
       });
     });

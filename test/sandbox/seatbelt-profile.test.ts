@@ -11,8 +11,8 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { seatbeltCommand, seatbeltProfile } from '../../host/sandbox/seatbelt-profile.js';
-import type { SandboxPlan } from '../../host/sandbox/types.js';
+import { seatbeltCommand, seatbeltProfile } from '../../host/sandbox/testing.js';
+import type { SandboxPlan } from '../../host/sandbox/testing.js';
 import { tempDir } from '../support/temp-dir.js';
 
 /** An SBPL value: a symbol or number, a string (`"…"` or a `#"…"` regex), or a list. */
