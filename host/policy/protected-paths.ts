@@ -113,7 +113,8 @@ export function compileProtectedPaths(
     (options.allowSecretPaths ?? []).flatMap((exact) => exactForms(exact, workspace, homedir)),
   );
   return Promise.resolve((target, kind) => {
-    const candidates = [target.lexical, target.real].map((candidate) => candidate.normalize('NFC'));
+    const named = target.lexical === target.real ? [target.real] : [target.lexical, target.real];
+    const candidates = named.map((candidate) => candidate.normalize('NFC'));
     for (const rule of rules) {
       if (rule.only === 'write' && kind !== 'write') continue;
       const covered = candidates.some(

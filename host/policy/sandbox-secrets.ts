@@ -34,12 +34,20 @@ export async function sandboxSecrets(
   homedir: string,
   hostPaths: readonly string[],
 ): Promise<SandboxSecrets> {
-  const isSecret = await compileReadProtection(policy.protectedPaths, workspace, homedir, {
+  const isProtected = await compileReadProtection(policy.protectedPaths, workspace, homedir, {
     hostPaths,
     allowSecretPaths: policy.allowSecretPaths,
   });
+  // The walk asks for every entry of the workspace: one pass of all the patterns at once
+  // rules out almost every path, and only a candidate is asked rule by rule.
+  const anyPattern = new RegExp(
+    secretPathRegexes(policy.protectedPaths, workspace, homedir, hostPaths)
+      .map((source) => `(?:${source})`)
+      .join('|'),
+    'iu',
+  );
   return {
-    isSecret,
+    isSecret: (absolute) => anyPattern.test(absolute.normalize('NFC')) && isProtected(absolute),
     fixedPaths: [
       ...homeSecretStores(homedir),
       ...hostPaths.flatMap((hostPath) => hostPathCovers(hostPath, workspace)),
