@@ -26,7 +26,7 @@ const dumpTool = defineTool({
   name: 'dump',
   description: 'prints a page',
   input: z.strictObject({ n: z.number() }),
-  readOnly: true,
+  access: () => ({ kind: 'read', path: '.' }),
   execute: (input) =>
     Promise.resolve({
       status: 'succeeded' as const,

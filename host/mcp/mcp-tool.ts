@@ -73,7 +73,8 @@ export function mcpToolOf(
     description: `[tool ${listed.name} of the MCP server ${server}] ${description}`,
     input,
     parameters,
-    readOnly: false,
+    // Policy cannot see inside a server's tool: the server's config decides (mcp-servers.ts).
+    access: () => ({ kind: 'opaque' }),
     execute: (value, ctx) => send(listed.name, value, ctx),
     preview: () =>
       Promise.resolve({ kind: 'mcp', server, tool: listed.name, description, readOnlyHint }),

@@ -3,7 +3,6 @@
  * paths) but changes nothing and runs nothing.
  */
 import path from 'node:path';
-import { z } from 'zod';
 import type { RuleProposal } from '../../protocol/index.js';
 import {
   addedRuleWordProblem,
@@ -18,6 +17,7 @@ import { nestedRepository } from './nested-repository.js';
 import type { ProtectedPaths } from './protected-paths.js';
 import { proposeRule } from './rule-proposal.js';
 import { commandRisk } from './command-risk.js';
+import type { ToolAccess } from '../tools/index.js';
 import type {
   AddedRule,
   PolicyAccess,
@@ -26,21 +26,8 @@ import type {
   PolicyDecision,
 } from './types.js';
 
-const PathInput = z.looseObject({ path: z.string() });
-/** find_files and search_files search the workspace root when they name no path. */
-const SearchInput = z.looseObject({ path: z.string().default('.') });
-const CommandInput = z.looseObject({
-  command: z.string(),
-  cwd: z.string().optional(),
-  sandbox: z
-    .looseObject({
-      network: z.boolean().optional(),
-      write: z.array(z.string()).optional(),
-    })
-    .optional(),
-});
-
 type Setting = 'allow' | 'ask' | 'deny';
+type CommandAccess = Extract<ToolAccess, { kind: 'command' }>;
 
 /**
  * Decides one call. Order, first match wins:
@@ -49,11 +36,12 @@ type Setting = 'allow' | 'ask' | 'deny';
  *    deny rule → deny;
  * 3. a path (or a command's cwd) outside the workspace → `outsideWorkspace` (ask, with
  *    `access`, by default);
- * 4. `tools.<name>` when set; else read_file, list_directory, find_files and search_files
- *    allow (the search tools skip protected paths inside the folder), write_file and
- *    edit_file ask, run_command allows what an allow rule matches (command-rules.ts) when
- *    it runs in a plain folder of the workspace and its extra words name no path outside
- *    or protected, and asks the rest; tools policy does not know ask.
+ * 4. `tools.<name>` when set; else by what the tool declares the call touches
+ *    (`ToolAccess`): a read allows (the search tools skip protected paths inside their
+ *    folder), a write asks, a command runs unasked only in the sandbox and when an allow
+ *    rule matches it (command-rules.ts) in a plain folder of the workspace with extra
+ *    words naming no path outside or protected, and asks the rest; a call Tether cannot
+ *    see into (opaque) asks.
  */
 export async function decidePolicy(call: PolicyCall, ctx: PolicyContext): Promise<PolicyDecision> {
   const decision = await decideCall(call, ctx);
@@ -87,75 +75,57 @@ async function decideCall(call: PolicyCall, ctx: PolicyContext): Promise<PolicyD
   if (setting === 'deny') {
     return deny(`The policy turns ${call.name} off (tools.${call.name} is "deny").`);
   }
-  switch (call.name) {
-    case 'read_file':
-    case 'list_directory':
-      return decidePathCall(call, 'read', setting ?? 'allow', ctx);
-    case 'find_files':
-    case 'search_files': {
-      const input = SearchInput.safeParse(call.input);
-      const named = input.success ? { ...call, input: input.data } : call;
-      return decidePathCall(named, 'read', setting ?? 'allow', ctx);
-    }
-    case 'write_file':
-    case 'edit_file':
-      return decidePathCall(call, 'write', setting ?? 'ask', ctx);
-    case 'run_command':
-      return decideCommand(call, setting, ctx);
-    default:
+  const { access } = call;
+  switch (access.kind) {
+    case 'read':
+      return decidePathCall(call.name, access.path, 'read', setting ?? 'allow', ctx);
+    case 'write':
+      return decidePathCall(call.name, access.path, 'write', setting ?? 'ask', ctx);
+    case 'command':
+      return decideCommand(access, setting, ctx);
+    case 'opaque':
       return setting === 'allow'
         ? allow(`The policy allows ${call.name} (tools.${call.name} is "allow").`)
-        : ask(`Tether has no rules for ${call.name}, so it needs your approval.`);
+        : ask(`Tether cannot see what ${call.name} touches, so it needs your approval.`);
   }
 }
 
 async function decidePathCall(
-  call: PolicyCall,
+  name: string,
+  named: string,
   kind: 'read' | 'write',
   setting: Setting,
   ctx: PolicyContext,
 ): Promise<PolicyDecision> {
-  const input = PathInput.safeParse(call.input);
-  if (!input.success) {
-    return deny(`The input of ${call.name} has no path, so Tether cannot tell what it touches.`);
-  }
-  const target = await locate(ctx, input.data.path);
+  const target = await locate(ctx, named);
   if (!target.ok) return deny(`Tether cannot check this path: ${target.reason}.`);
   const verb = kind === 'read' ? 'read' : 'change';
   const protection = (await protectedPaths(ctx))(target, kind);
   if (protection !== null) {
     return deny(
       `${target.shown} is a protected path (${protection.pattern}: ${protection.why}), so ` +
-        `${call.name} may not ${verb} it.`,
+        `${name} may not ${verb} it.`,
       target.inside ? undefined : { path: target.real, kind },
     );
   }
   if (!target.inside)
-    return outside(ctx, `${call.name} would ${verb} ${target.real}`, target.real, kind);
+    return outside(ctx, `${name} would ${verb} ${target.real}`, target.real, kind);
   if (setting === 'allow') {
     return kind === 'read'
-      ? allow(`${call.name} only reads inside the workspace.`)
-      : allow(
-          `The policy allows ${call.name} inside the workspace (tools.${call.name} is "allow").`,
-        );
+      ? allow(`${name} only reads inside the workspace.`)
+      : allow(`The policy allows ${name} inside the workspace (tools.${name} is "allow").`);
   }
   return kind === 'read'
-    ? ask(
-        `The policy asks before ${call.name} reads ${target.shown} (tools.${call.name} is "ask").`,
-      )
-    : ask(`${call.name} would change ${target.shown}; changes to files need your approval.`);
+    ? ask(`The policy asks before ${name} reads ${target.shown} (tools.${name} is "ask").`)
+    : ask(`${name} would change ${target.shown}; changes to files need your approval.`);
 }
 
 async function decideCommand(
-  call: PolicyCall,
+  access: CommandAccess,
   setting: Setting | undefined,
   ctx: PolicyContext,
 ): Promise<PolicyDecision> {
-  const input = CommandInput.safeParse(call.input);
-  if (!input.success) {
-    return deny('The input of run_command has no command, so Tether cannot tell what it runs.');
-  }
-  const { command } = input.data;
+  const { command } = access;
   const { allow: allowRules, deny: denyRules } = ctx.policy.commands;
   for (const part of commandParts(command)) {
     const rule = denyRules.find((words) => startsWith(part, words));
@@ -163,7 +133,7 @@ async function decideCommand(
       return deny(`The policy denies commands starting with "${showRule(rule)}".`);
     }
   }
-  const cwd = await locate(ctx, input.data.cwd ?? '.');
+  const cwd = await locate(ctx, access.cwd);
   if (!cwd.ok) return deny(`Tether cannot check the command's folder: ${cwd.reason}.`);
   if (!cwd.inside) return outside(ctx, `The command would run in ${cwd.real}`, cwd.real, 'write');
   if (!ctx.sandbox.available) {
@@ -172,7 +142,7 @@ async function decideCommand(
         `your approval and runs with full access; to fix it, ${ctx.sandbox.fix}.`,
     );
   }
-  const escalation = await escalationOf(ctx, input.data.sandbox);
+  const escalation = await escalationOf(ctx, access.sandbox);
   if (escalation !== null) return escalation;
   if (setting === 'allow') {
     return allow('The policy allows every command (tools.run_command is "allow").');
@@ -216,13 +186,13 @@ async function decideCommand(
  */
 async function escalationOf(
   ctx: PolicyContext,
-  request: { network?: boolean | undefined; write?: string[] | undefined } | undefined,
+  request: CommandAccess['sandbox'],
 ): Promise<PolicyDecision | null> {
   const wants: string[] = [];
-  if (request?.network === true) wants.push('network access');
+  if (request.network) wants.push('network access');
   let access: PolicyAccess | undefined;
   const isProtected = await protectedPaths(ctx);
-  for (const named of request?.write ?? []) {
+  for (const named of request.write) {
     const target = await locate(ctx, named);
     if (!target.ok) return deny(`Tether cannot check the path ${named}: ${target.reason}.`);
     const protection = isProtected(target, 'write');

@@ -7,7 +7,6 @@
  * supply, or words naming a path outside, a protected path, or a value Tether cannot
  * check. decide-policy.ts keeps an offer only when, added, it would allow this call.
  */
-import { z } from 'zod';
 import type { RuleProposal } from '../../protocol/index.js';
 import { addedRuleWordProblem, locate, protectedPaths } from './argument-checks.js';
 import { MORE_ARGUMENTS_WORDS, showRule } from './command-rules.js';
@@ -16,21 +15,18 @@ import { nestedRepository } from './nested-repository.js';
 import { commandRisk } from './command-risk.js';
 import type { PolicyCall, PolicyContext } from './types.js';
 
-const CommandInput = z.looseObject({ command: z.string(), cwd: z.string().optional() });
-
 /** The proposal for `call` (static checks; the folder and words as they are now). */
 export async function proposeRule(call: PolicyCall, ctx: PolicyContext): Promise<RuleProposal> {
-  if (call.name !== 'run_command') {
+  const { access } = call;
+  if (access.kind !== 'command') {
     return none(
-      `Rules are made for run_command only: a rule for ${call.name} would let the model change or read whatever file it names next`,
+      `Rules are made for commands only: a rule for ${call.name} would let the model change or read whatever file it names next`,
     );
   }
   if (ctx.policy.tools.run_command === 'ask') {
     return none('The host\'s config file asks before every command (tools.run_command is "ask")');
   }
-  const input = CommandInput.safeParse(call.input);
-  if (!input.success) return none('The call names no command');
-  const words = commandWords(input.data.command);
+  const words = commandWords(access.command);
   if (!words.ok) {
     return none(`The command ${words.reason}, so no rule can match it safely`);
   }
@@ -46,7 +42,7 @@ export async function proposeRule(call: PolicyCall, ctx: PolicyContext): Promise
   const risk = commandRisk(argv);
   // A program's name keeps its case: `python runs …`.
   if (risk?.kind === 'refused') return none(risk.why);
-  const cwd = await locate(ctx, input.data.cwd ?? '.');
+  const cwd = await locate(ctx, access.cwd);
   if (!cwd.ok || !cwd.inside) return none('The command runs outside the workspace');
   const isProtected = await protectedPaths(ctx);
   if (isProtected(cwd, 'write') !== null) return none('The command runs in a protected folder');

@@ -5,3 +5,4 @@
 export type { PolicyConfigInput } from './policy-config.js';
 export { secretPathRegexes } from './protected-paths.js';
 export { homeSecretStores } from './secret-set.js';
+export type { PolicyCall } from './types.js';

@@ -3,12 +3,16 @@
  */
 import type { AllowedBy, RuleProposal } from '../../protocol/index.js';
 import type { SandboxStatus } from '../sandbox/index.js';
+import type { ToolAccess } from '../tools/index.js';
 import type { PolicyConfig } from './policy-config.js';
 
-/** A proposed tool call, as the model sent it (its input already validated by the tool). */
+/**
+ * A proposed tool call: its tool's name and what the tool declares the call touches
+ * (host/tools `ToolAccess`, from the input the tool validated).
+ */
 export interface PolicyCall {
   name: string;
-  input: unknown;
+  access: ToolAccess;
 }
 
 /** What policy decides with. */

@@ -13,12 +13,15 @@ import type { AddedRule } from '../policy/index.js';
 import { newId, type Store, type StoredAllowRule, type WriteContext } from '../store/index.js';
 import { pendingApproval } from './approval-commands.js';
 import { moveToolCall, resolveApproval } from './transitions.js';
-import type { Actor, PolicyFn } from './types.js';
+import { parseToolInput } from '../tools/index.js';
+import type { Actor, PolicyFn, ToolTable } from './types.js';
 
 /** What the rule commands need besides the store. */
 export interface RuleContext {
   store: Store;
   policy: PolicyFn;
+  /** The tools, whose declared access policy decides on. */
+  tools: ToolTable;
   /** The config file's allow rules (listed, never removable from a remote). */
   configRules: readonly (readonly string[])[];
 }
@@ -83,8 +86,16 @@ export async function addRule(
   if (store.commands.find(args.commandId) === undefined) {
     const { approval } = store.read(() => pendingApproval(store, args));
     const words = offeredWords(approval.preview.ruleProposal);
+    const tool = ctx.tools.get(approval.name);
+    const parsed = tool === undefined ? null : parseToolInput(tool, JSON.stringify(approval.input));
+    if (tool === undefined || parsed === null || !parsed.ok) {
+      throw new TetherError(
+        'invalid_state',
+        `the host no longer has the tool ${approval.name} with this input: approve or deny the call instead.`,
+      );
+    }
     const decision = await ctx.policy(
-      { name: approval.name, input: approval.input },
+      { name: approval.name, access: tool.access(parsed.input) },
       approval.workspace,
       addedRulesOf(store, approval.workspace),
     );

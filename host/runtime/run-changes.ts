@@ -14,8 +14,7 @@ import {
   type RunChanges,
 } from '../../protocol/index.js';
 import { readFilePage, type StoredArtifact, type StoredToolCall } from '../store/index.js';
-
-const WRITE_TOOLS = new Set(['write_file', 'edit_file']);
+import type { ToolAccess } from '../tools/index.js';
 
 const Sha = z.string().regex(/^[0-9a-f]{64}$/);
 const Lines = z.number().int().nonnegative();
@@ -50,6 +49,7 @@ export function runChanges(
   runId: string,
   calls: readonly StoredToolCall[],
   artifacts: readonly StoredArtifact[],
+  accessOf: (call: StoredToolCall) => ToolAccess['kind'] | undefined,
 ): RunChanges {
   const inline = { left: CHANGES_INLINE_TOTAL_BYTES };
   let room = CHANGES_ANSWER_BYTES - 1024;
@@ -67,13 +67,14 @@ export function runChanges(
   );
   for (const call of ordered) {
     if (call.startedAt === null) continue;
-    if (call.name === 'run_command') {
+    const access = accessOf(call);
+    if (access === 'command') {
       const command = commandRun(call);
       if (fits(command)) commands.push(command);
       else omitted.commands += 1;
       continue;
     }
-    if (!WRITE_TOOLS.has(call.name)) continue;
+    if (access !== 'write') continue;
     const write = fileWrite(call, artifacts, inline);
     if (write === undefined) continue;
     const file = files.get(write.path);

@@ -8,7 +8,7 @@ import {
   type RunGetResult,
   type UnscopedSnapshot,
 } from '../../protocol/index.js';
-import { readFilePage, type PageCursor, type Store } from '../store/index.js';
+import { readFilePage, type PageCursor, type Store, type StoredToolCall } from '../store/index.js';
 import type { LiveHub } from './live-hub.js';
 import { devicesWithPush } from './device-commands.js';
 import {
@@ -20,7 +20,7 @@ import {
 } from './records.js';
 import { runChanges } from './run-changes.js';
 import { tokenUsage } from './run-usage.js';
-import type { Actor, ModelPrices } from './types.js';
+import type { Actor, ModelPrices, ToolTable } from './types.js';
 
 const DEFAULT_PAGE = 50;
 
@@ -43,6 +43,7 @@ export class RunQueries {
   constructor(
     private readonly store: Store,
     private readonly live: LiveHub,
+    private readonly tools: ToolTable,
     private readonly prices: ModelPrices = {},
   ) {}
 
@@ -72,7 +73,21 @@ export class RunQueries {
       if (store.runs.getRun(runId) === undefined) {
         throw new TetherError('not_found', `no run ${runId}`);
       }
-      return runChanges(runId, store.tools.listToolCalls(runId), store.tools.listArtifacts(runId));
+      // What each call touched, as its tool declares it: writes list as files, commands as
+      // commands; a call of a tool the host no longer has is left out.
+      const accessOf = (call: StoredToolCall) => {
+        const tool = this.tools.get(call.name);
+        const parsed = tool?.input.safeParse(call.input);
+        return tool !== undefined && parsed?.success === true
+          ? tool.access(parsed.data).kind
+          : undefined;
+      };
+      return runChanges(
+        runId,
+        store.tools.listToolCalls(runId),
+        store.tools.listArtifacts(runId),
+        accessOf,
+      );
     });
   }
 

@@ -53,12 +53,11 @@ import {
 const COMMAND_RETENTION_MS = 31 * 24 * 60 * 60 * 1000;
 const OFFER_RETENTION_MS = 24 * 60 * 60 * 1000;
 
-/** Without a policy: tools that change nothing are allowed, everything else asks. */
-function defaultPolicy(tools: ToolTable): PolicyFn {
+/** Without a policy: tools that only read are allowed, everything else asks. */
+function defaultPolicy(): PolicyFn {
   return (call) => {
-    const readOnly = tools.get(call.name)?.readOnly ?? false;
     return Promise.resolve(
-      readOnly
+      call.access.kind === 'read'
         ? { decision: 'allow', reason: 'reading inside the workspace is allowed' }
         : { decision: 'ask', reason: `${call.name} changes things: it asks first` },
     );
@@ -104,9 +103,9 @@ export class Runtime {
             get: (name) => builtIn.get(name) ?? servers.get(name),
             values: () => [...builtIn.values(), ...servers.offeredTools()],
           };
-    const policy = options.policy ?? defaultPolicy(tools);
-    this.rules = { store, policy, configRules: options.configAllowRules ?? [] };
-    this.queries = new RunQueries(store, this.live, options.prices);
+    const policy = options.policy ?? defaultPolicy();
+    this.rules = { store, policy, tools, configRules: options.configAllowRules ?? [] };
+    this.queries = new RunQueries(store, this.live, tools, options.prices);
     this.scheduler = new RunScheduler(
       {
         store,

@@ -106,10 +106,11 @@ async function previewOf(
   }
   if (access !== undefined)
     return { kind: 'path', path: access.path, access: access.kind, ...outside, ...proposal };
+  const declared = tool.access(input);
   return {
     kind: 'path',
     path: ctx.workspace,
-    access: tool.readOnly ? 'read' : 'write',
+    access: declared.kind === 'read' ? 'read' : 'write',
     ...proposal,
   };
 }
@@ -193,7 +194,11 @@ export async function settleProposedCall(
   if (known === null) return 'done';
   const { tool, input } = known;
   const rules = addedRulesOf(store, ctx.workspace);
-  const decision = await ctx.policy({ name: call.name, input }, ctx.workspace, rules);
+  const decision = await ctx.policy(
+    { name: call.name, access: tool.access(input) },
+    ctx.workspace,
+    rules,
+  );
   if (decision.decision === 'deny') {
     refuseByPolicy(store, call, decision.reason);
     return 'done';
@@ -259,7 +264,7 @@ export async function runReadyCall(
   const decision =
     decided ??
     (await ctx.policy(
-      { name: ready.name, input },
+      { name: ready.name, access: tool.access(input) },
       ctx.workspace,
       addedRulesOf(store, ctx.workspace),
     ));

@@ -5,7 +5,7 @@ import type { McpServerInfo, OutputMessage, PreviewMessage } from '../../protoco
 import type { ModelAdapter } from '../model/index.js';
 import type { AddedRule, PolicyDecision } from '../policy/index.js';
 import type { PushDispatcher } from '../push/index.js';
-import type { ToolDefinition } from '../tools/index.js';
+import type { ToolAccess, ToolDefinition } from '../tools/index.js';
 
 /** Budgets and bounds of every run. */
 export interface RuntimeLimits {
@@ -43,7 +43,7 @@ export const DEFAULT_LIMITS: RuntimeLimits = {
  * for `workspace` ("Allow like this from now on"), read from the store at each decision.
  */
 export type PolicyFn = (
-  call: { name: string; input: unknown },
+  call: { name: string; access: ToolAccess },
   workspace: string,
   addedRules: readonly AddedRule[],
 ) => Promise<PolicyDecision>;

@@ -63,7 +63,7 @@ export function createEditFileTool(options: WriteToolOptions = {}): ToolDefiniti
       `surrounding lines to make it unique. Give expectedSha256 (from read_file) to be sure ` +
       `the file has not changed since you read it. The result gives the file's new sha256.`,
     input: editFileInput,
-    readOnly: false,
+    access: (input) => ({ kind: 'write', path: input.path }),
     execute: (input, ctx) => applyFileChange(change(input), ctx, options),
     preview: (input, ctx) => previewFileChange(change(input), ctx),
   });

@@ -59,7 +59,7 @@ export function createFindFilesTool(options: SearchToolOptions): ToolDefinition<
       `(name one as path to look inside), protected files and symlinks. It never needs ` +
       `approval: prefer it to find or ls -R through run_command, which asks every time.`,
     input: findFilesInput,
-    readOnly: true,
+    access: (input) => ({ kind: 'read', path: input.path ?? '.' }),
     preview: (input, ctx) => previewSearch(input.path ?? '.', ctx),
     async execute(input, ctx) {
       const scope = await resolveSearchScope('find_files', input.path ?? '.', ctx, options);

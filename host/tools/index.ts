@@ -1,7 +1,7 @@
 /**
  * host/tools/: the tools the model calls, their input schemas, and workspace containment.
  */
-export type { ToolContext, ToolDefinition, ToolResult } from './types.js';
+export type { ToolAccess, ToolContext, ToolDefinition, ToolResult } from './types.js';
 export { parseToolInput } from './tool-input.js';
 export { resolveWorkspacePath } from './workspace-path.js';
 export { createSearchTools, readOnlyTools } from './registry.js';

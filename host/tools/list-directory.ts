@@ -69,7 +69,7 @@ export const listDirectoryTool = defineTool<ListDirectoryInput>({
     `first, up to ${LIST_DIRECTORY_MAX_ENTRIES} entries. Folders such as .git and ` +
     `node_modules are counted, not listed; list them by path to see inside.`,
   input: listDirectoryInput,
-  readOnly: true,
+  access: (input) => ({ kind: 'read', path: input.path }),
   async execute(input, ctx) {
     const resolved = await resolveToolPath(ctx, input.path);
     if (!resolved.ok) return failedResult(resolved.code, resolved.reason);

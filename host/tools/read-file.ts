@@ -42,7 +42,7 @@ export const readFileTool = defineTool<ReadFileInput>({
     `sha256 (use it as expectedSha256 when writing), and the offset to continue from when ` +
     `the output was cut. Binary files are reported, not shown.`,
   input: readFileInput,
-  readOnly: true,
+  access: (input) => ({ kind: 'read', path: input.path }),
   async execute(input, ctx) {
     const resolved = await resolveToolPath(ctx, input.path);
     if (!resolved.ok) return failedResult(resolved.code, resolved.reason);

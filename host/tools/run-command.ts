@@ -222,7 +222,12 @@ export function createRunCommandTool(options: RunCommandOptions): ToolDefinition
       `${Math.round(defaultTimeoutMs / 1000)} s, at most 24 h) the command is stopped with all ` +
       `its child processes; background processes still running when it exits are stopped too.`,
     input: runCommandInput,
-    readOnly: false,
+    access: (input) => ({
+      kind: 'command',
+      command: input.command,
+      cwd: input.cwd ?? '.',
+      sandbox: { network: input.sandbox?.network === true, write: input.sandbox?.write ?? [] },
+    }),
     async execute(input, ctx) {
       const cwd = await resolveToolPath(ctx, input.cwd ?? '.');
       if (!cwd.ok) return failedResult(cwd.code, cwd.reason);

@@ -130,7 +130,7 @@ export function createSearchFilesTool(
       `${deadlineMs / 1000} s and says so. Use read_file to see a match in context. It never ` +
       `needs approval: prefer it to grep through run_command, which asks every time.`,
     input: searchFilesInput,
-    readOnly: true,
+    access: (input) => ({ kind: 'read', path: input.path ?? '.' }),
     preview: (input, ctx) => previewSearch(input.path ?? '.', ctx),
     async execute(input, ctx) {
       const scope = await resolveSearchScope('search_files', input.path ?? '.', ctx, options);

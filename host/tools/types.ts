@@ -84,6 +84,26 @@ export interface ToolResult {
   artifacts?: { kind: string; name: string; content: string }[];
 }
 
+/**
+ * What one call of a tool touches, as the tool declares it:
+ * - `read`: a file, or a folder whose tree it reads (the search tools), as the input
+ *   names it (relative to the workspace, or absolute);
+ * - `write`: the file it creates or changes;
+ * - `command`: a command line run in `cwd` inside the OS sandbox, with what more it asks
+ *   of the sandbox (`network`, `write`: paths outside the workspace);
+ * - `opaque`: Tether cannot see what it touches (a tool of an MCP server).
+ */
+export type ToolAccess =
+  | { kind: 'read'; path: string }
+  | { kind: 'write'; path: string }
+  | {
+      kind: 'command';
+      command: string;
+      cwd: string;
+      sandbox: { network: boolean; write: readonly string[] };
+    }
+  | { kind: 'opaque' };
+
 /** A tool the model can call. `I` is the validated input type. */
 export interface ToolDefinition<I> {
   /** The name the model calls, fixed by docs/protocol.md §10. */
@@ -94,8 +114,11 @@ export interface ToolDefinition<I> {
   input: z.ZodType<I>;
   /** JSON schema of `input` sent to the model (from `z.toJSONSchema`, without `$schema`). */
   parameters: Record<string, unknown>;
-  /** True when the tool never changes anything. */
-  readOnly: boolean;
+  /**
+   * What a call with `input` touches (docs/policy.md): the one declaration policy decides
+   * on, the command's sandbox is built from, and the changes view lists writes by.
+   */
+  access(input: I): ToolAccess;
   /** Runs the tool on validated input; resolves with a failed result for expected failures. */
   execute(input: I, ctx: ToolContext): Promise<ToolResult>;
   /**

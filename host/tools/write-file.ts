@@ -49,7 +49,7 @@ export function createWriteFileTool(
       `and the result is a conflict: read the file again. Missing parent folders are ` +
       `created. Prefer edit_file for small changes to an existing file.`,
     input: writeFileInput,
-    readOnly: false,
+    access: (input) => ({ kind: 'write', path: input.path }),
     execute: (input, ctx) => applyFileChange(change(input), ctx, options),
     preview: (input, ctx) => previewFileChange(change(input), ctx),
   });

@@ -14,6 +14,7 @@ import type { PolicyConfigInput } from '../../host/policy/testing.js';
 import { tempDir, type TempDir } from '../support/temp-dir.js';
 import { documented, makeRuleWorkspace, PROGRAMS, random, WORDS } from './rule-oracle.js';
 import { SANDBOXED } from '../support/sandbox.js';
+import { policyCall } from '../support/policy-call.js';
 
 let temp: TempDir;
 let root: string;
@@ -32,7 +33,7 @@ function decide(
 ): Promise<PolicyDecision> {
   const { cwd } = options;
   return decidePolicy(
-    { name: 'run_command', input: cwd === undefined ? { command } : { command, cwd } },
+    policyCall('run_command', cwd === undefined ? { command } : { command, cwd }),
     {
       workspace,
       policy: PolicyConfig.parse(options.policy ?? {}),
@@ -145,15 +146,12 @@ describe('no rule is offered for a call a rule could not match safely', () => {
       const decision = await decide(command);
       expect(decision.proposal, command).toMatchObject({ offered: true });
     }
-    const unsandboxed = await decidePolicy(
-      { name: 'run_command', input: { command: 'npm test' } },
-      {
-        workspace,
-        policy: PolicyConfig.parse({}),
-        homedir: path.join(root, 'home'),
-        sandbox: { available: false, reason: 'bwrap is not installed', fix: 'install it' },
-      },
-    );
+    const unsandboxed = await decidePolicy(policyCall('run_command', { command: 'npm test' }), {
+      workspace,
+      policy: PolicyConfig.parse({}),
+      homedir: path.join(root, 'home'),
+      sandbox: { available: false, reason: 'bwrap is not installed', fix: 'install it' },
+    });
     expect(unsandboxed.decision).toBe('ask');
     expect(unsandboxed.reason).toContain('bwrap is not installed');
     expect(unsandboxed.proposal).toMatchObject({ offered: false });
@@ -165,7 +163,7 @@ describe('no rule is offered for a call a rule could not match safely', () => {
       expect(decision.proposal, cwd).toMatchObject({ offered: false });
     }
     const write = await decidePolicy(
-      { name: 'write_file', input: { path: 'src/b.ts', content: 'x' } },
+      policyCall('write_file', { path: 'src/b.ts', content: 'x', expectedSha256: null }),
       {
         workspace,
         policy: PolicyConfig.parse({}),
@@ -175,9 +173,7 @@ describe('no rule is offered for a call a rule could not match safely', () => {
     );
     expect(write.decision).toBe('ask');
     expect(write.proposal).toMatchObject({ offered: false });
-    expect(write.proposal?.offered === false && write.proposal.reason).toContain(
-      'run_command only',
-    );
+    expect(write.proposal?.offered === false && write.proposal.reason).toContain('commands only');
   });
 
   it('nor when the config file asks before every command, which also switches added rules off', async () => {

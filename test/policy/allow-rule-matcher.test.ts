@@ -19,6 +19,7 @@ import type { PolicyConfigInput } from '../../host/policy/testing.js';
 import { tempDir, type TempDir } from '../support/temp-dir.js';
 import { documented, makeRuleWorkspace, PROGRAMS, random, WORDS } from './rule-oracle.js';
 import { SANDBOXED } from '../support/sandbox.js';
+import { policyCall } from '../support/policy-call.js';
 
 let temp: TempDir;
 let root: string;
@@ -33,7 +34,7 @@ afterAll(() => temp.remove());
 
 function decide(command: string, policy: PolicyConfigInput, cwd?: string): Promise<PolicyDecision> {
   return decidePolicy(
-    { name: 'run_command', input: cwd === undefined ? { command } : { command, cwd } },
+    policyCall('run_command', cwd === undefined ? { command } : { command, cwd }),
     {
       workspace,
       policy: PolicyConfig.parse(policy),

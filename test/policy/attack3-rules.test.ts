@@ -19,6 +19,7 @@ import { allowRuleWarnings } from '../../host/policy/command-risk.js';
 import { tempDir, type TempDir } from '../support/temp-dir.js';
 import { makeRuleWorkspace } from './rule-oracle.js';
 import { SANDBOXED } from '../support/sandbox.js';
+import { policyCall } from '../support/policy-call.js';
 
 let temp: TempDir;
 let workspace: string;
@@ -30,16 +31,13 @@ beforeAll(async () => {
 afterAll(() => temp.remove());
 
 function decide(command: string, added: readonly AddedRule[] = []): Promise<PolicyDecision> {
-  return decidePolicy(
-    { name: 'run_command', input: { command } },
-    {
-      workspace,
-      policy: PolicyConfig.parse({}),
-      homedir: path.join(temp.path, 'home'),
-      sandbox: SANDBOXED,
-      addedRules: added,
-    },
-  );
+  return decidePolicy(policyCall('run_command', { command }), {
+    workspace,
+    policy: PolicyConfig.parse({}),
+    homedir: path.join(temp.path, 'home'),
+    sandbox: SANDBOXED,
+    addedRules: added,
+  });
 }
 
 function added(command: string): AddedRule {

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compileReadProtection, decidePolicy, PolicyConfig } from '../../host/policy/index.js';
 import { createFindFilesTool, createSearchFilesTool } from '../../host/tools/testing.js';
 import { tempDir, type TempDir } from '../support/temp-dir.js';
+import { policyCall } from '../support/policy-call.js';
 
 let temp: TempDir;
 /** A home folder used as the workspace, holding the data directory and the config file. */
@@ -41,7 +42,7 @@ async function decide(name: string, input: unknown, workspace = home) {
     hostPaths: [dataDir, configFile],
     sandbox: { available: true, kind: 'bwrap', program: 'bwrap' } as const,
   };
-  return decidePolicy({ name, input }, ctx);
+  return decidePolicy(policyCall(name, input), ctx);
 }
 const decisionOf = async (name: string, input: unknown, workspace?: string) =>
   (await decide(name, input, workspace)).decision;

@@ -11,6 +11,7 @@ import { compileReadProtection, decidePolicy, PolicyConfig } from '../../host/po
 import type { PolicyConfigInput } from '../../host/policy/testing.js';
 import { createFindFilesTool, createSearchFilesTool } from '../../host/tools/testing.js';
 import { tempDir, type TempDir } from '../support/temp-dir.js';
+import { policyCall } from '../support/policy-call.js';
 
 let temp: TempDir;
 let workspace: string;
@@ -60,7 +61,7 @@ const context = (policy: PolicyConfigInput) => ({
 
 async function decisionOf(name: string, input: unknown, policy: PolicyConfigInput = {}) {
   const ctx = context(policy);
-  return (await decidePolicy({ name, input }, ctx)).decision;
+  return (await decidePolicy(policyCall(name, input), ctx)).decision;
 }
 
 const read = (file: string, policy?: PolicyConfigInput) =>

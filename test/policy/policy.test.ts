@@ -6,6 +6,7 @@ import type { PolicyDecision } from '../../host/policy/index.js';
 import type { PolicyConfigInput } from '../../host/policy/testing.js';
 import { tempDir, type TempDir } from '../support/temp-dir.js';
 import { SANDBOXED } from '../support/sandbox.js';
+import { policyCall } from '../support/policy-call.js';
 
 /** Real temporary folders: a workspace, a folder beside it, and a home with secrets. */
 let temp: TempDir;
@@ -45,10 +46,12 @@ async function decide(
   homedir = home,
 ): Promise<Omit<PolicyDecision, 'proposal'>> {
   // The rule an ask offers has its own tests (added-rules.test.ts).
-  const { proposal: _proposal, ...decision } = await decidePolicy(
-    { name, input },
-    { workspace, policy: PolicyConfig.parse(policy), homedir, sandbox: SANDBOXED },
-  );
+  const { proposal: _proposal, ...decision } = await decidePolicy(policyCall(name, input), {
+    workspace,
+    policy: PolicyConfig.parse(policy),
+    homedir,
+    sandbox: SANDBOXED,
+  });
   return decision;
 }
 
@@ -86,10 +89,11 @@ describe('defaults', () => {
     expect(await decisionOf('fetch_url', { url: 'https://example.com' })).toBe('ask');
   });
 
-  it('denies a call whose input names no path it can check', async () => {
-    expect(await decisionOf('read_file', { file: 'src/a.ts' })).toBe('deny');
+  it('denies a call whose path it cannot check; input the tool refuses never reaches it', async () => {
     expect(await decisionOf('read_file', { path: 'src/a.ts\0' })).toBe('deny');
-    expect(await decisionOf('run_command', { cmd: 'ls' })).toBe('deny');
+    // Policy decides on what the tool declares for input the tool validated first.
+    expect(() => policyCall('read_file', { file: 'src/a.ts' })).toThrow(/refuses this input/);
+    expect(() => policyCall('run_command', { cmd: 'ls' })).toThrow(/refuses this input/);
   });
 
   it('decides without touching the file system', async () => {

@@ -10,6 +10,7 @@ import { decidePolicy, PolicyConfig } from '../../host/policy/index.js';
 import type { PolicyConfigInput } from '../../host/policy/testing.js';
 import { tempDir, type TempDir } from '../support/temp-dir.js';
 import { SANDBOXED } from '../support/sandbox.js';
+import { policyCall } from '../support/policy-call.js';
 
 let temp: TempDir;
 let workspace: string;
@@ -27,10 +28,12 @@ beforeAll(async () => {
 afterAll(() => temp.remove());
 
 const decide = (name: string, input: unknown, policy: PolicyConfigInput = {}) =>
-  decidePolicy(
-    { name, input },
-    { workspace, policy: PolicyConfig.parse(policy), homedir: temp.path, sandbox: SANDBOXED },
-  );
+  decidePolicy(policyCall(name, input), {
+    workspace,
+    policy: PolicyConfig.parse(policy),
+    homedir: temp.path,
+    sandbox: SANDBOXED,
+  });
 
 describe.each(['find_files', 'search_files'])('%s', (name) => {
   const input = (fields: Record<string, unknown> = {}) =>
@@ -65,7 +68,7 @@ describe.each(['find_files', 'search_files'])('%s', (name) => {
     expect(await decide(name, input(), { tools: { [name]: 'deny' } })).toMatchObject({
       decision: 'deny',
     });
-    expect(await decide(name, input({ path: 7 }))).toMatchObject({ decision: 'deny' });
+    expect(() => policyCall(name, input({ path: 7 }))).toThrow(/refuses this input/);
     expect(await decide(name, input({ path: 'src\0' }))).toMatchObject({ decision: 'deny' });
   });
 });

@@ -13,7 +13,7 @@ const markTool = defineTool({
   name: 'mark',
   description: 'appends a line',
   input: z.strictObject({ line: z.string() }),
-  readOnly: false,
+  access: () => ({ kind: 'opaque' as const }),
   execute: (input, ctx) => {
     appendFileSync(join(ctx.workspace, 'marks.txt'), input.line + '\n');
     return Promise.resolve({ status: 'succeeded' as const, summary: 'marked', content: 'ok' });

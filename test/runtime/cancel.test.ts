@@ -14,7 +14,7 @@ function blockingTool(started: () => void): ToolDefinition<unknown> {
     name: 'wait_forever',
     description: 'waits until cancelled',
     input: z.strictObject({}),
-    readOnly: true,
+    access: () => ({ kind: 'read' as const, path: '.' }),
     execute: (_input, ctx) =>
       new Promise((resolve) => {
         started();

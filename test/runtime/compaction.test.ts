@@ -23,7 +23,7 @@ const dumpTool = defineTool({
   name: 'dump',
   description: 'prints a page',
   input: z.strictObject({ n: z.number() }),
-  readOnly: true,
+  access: () => ({ kind: 'read' as const, path: '.' }),
   execute: (input) =>
     Promise.resolve({
       status: 'succeeded' as const,
@@ -37,7 +37,7 @@ const noteTool = defineTool({
   name: 'note',
   description: 'writes a note',
   input: z.strictObject({ text: z.string() }),
-  readOnly: false,
+  access: () => ({ kind: 'opaque' as const }),
   execute: () =>
     Promise.resolve({
       status: 'succeeded' as const,

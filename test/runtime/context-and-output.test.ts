@@ -12,7 +12,7 @@ const dumpTool = defineTool({
   name: 'dump',
   description: 'prints a lot',
   input: z.strictObject({}),
-  readOnly: true,
+  access: () => ({ kind: 'read' as const, path: '.' }),
   execute: () => {
     const lines: string[] = [];
     let size = 0;
@@ -67,7 +67,7 @@ describe('context bounds', () => {
       name: 'emoji',
       description: 'prints emoji',
       input: z.strictObject({}),
-      readOnly: true,
+      access: () => ({ kind: 'read' as const, path: '.' }),
       execute: () =>
         Promise.resolve({
           status: 'succeeded' as const,

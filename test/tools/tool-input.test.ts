@@ -101,15 +101,15 @@ describe('the search tools', () => {
     expect(
       tools.map((tool) => [
         tool.name,
-        tool.readOnly,
+        tool.access({ glob: '*', pattern: 'x' }),
         Object.keys(tool.parameters.properties as object),
         tool.parameters.required,
       ]),
     ).toEqual([
-      ['find_files', true, ['glob', 'path', 'maxResults'], ['glob']],
+      ['find_files', { kind: 'read', path: '.' }, ['glob', 'path', 'maxResults'], ['glob']],
       [
         'search_files',
-        true,
+        { kind: 'read', path: '.' },
         ['pattern', 'path', 'glob', 'caseSensitive', 'maxResults'],
         ['pattern'],
       ],
@@ -123,9 +123,9 @@ describe('the search tools', () => {
 
 describe('the read-only tool set', () => {
   it('holds list_directory and read_file, found by name', () => {
-    expect(readOnlyTools.map((tool) => [tool.name, tool.readOnly])).toEqual([
-      ['list_directory', true],
-      ['read_file', true],
+    expect(readOnlyTools.map((tool) => [tool.name, tool.access({ path: 'src' })])).toEqual([
+      ['list_directory', { kind: 'read', path: 'src' }],
+      ['read_file', { kind: 'read', path: 'src' }],
     ]);
     expect(getTool('read_file')).toBe(readFileTool);
     expect(getTool('write_file')).toBeUndefined();
