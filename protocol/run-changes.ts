@@ -77,6 +77,12 @@ export const CommandRun = z.looseObject({
   durationMs: z.nullable(z.number().check(z.nonnegative())),
   output: z.nullable(z.looseObject({ bytes: Count, truncated: z.boolean() })),
   reconciled: z.nullable(z.looseObject({ outcome: z.string() })),
+  /**
+   * Protected paths (secrets, `.git` hooks and config) the command created, changed or
+   * removed where its sandbox could not refuse it, relative to the workspace; absent when
+   * none (and from hosts before the sandbox).
+   */
+  protectedChanges: z.optional(z.array(z.string())),
   startedAt: z.nullable(Millis),
   finishedAt: z.nullable(Millis),
 });

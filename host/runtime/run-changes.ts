@@ -36,6 +36,10 @@ const CommandResult = z.looseObject({
   durationMs: z.number().nonnegative().optional().catch(undefined),
   error: z.looseObject({ code: z.string() }).optional().catch(undefined),
   reconciled: z.looseObject({ outcome: z.string() }).optional().catch(undefined),
+  data: z
+    .looseObject({ protectedChanges: z.array(z.string()).optional().catch(undefined) })
+    .optional()
+    .catch(undefined),
 });
 
 /**
@@ -178,6 +182,9 @@ function commandRun(call: StoredToolCall): CommandRun {
     output:
       call.output === null ? null : { bytes: call.output.bytes, truncated: call.output.truncated },
     reconciled: facts.reconciled ?? null,
+    ...(facts.data?.protectedChanges === undefined
+      ? {}
+      : { protectedChanges: facts.data.protectedChanges }),
     startedAt: call.startedAt,
     finishedAt: call.finishedAt,
   };

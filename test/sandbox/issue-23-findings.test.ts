@@ -215,6 +215,43 @@ describe.skipIf(!bwrap)(
       expect(connect.modelContent).not.toContain('reached');
     });
 
+    it('a patch applied under a rule that writes a protected file is caught, and run.changes says so', async () => {
+      await using host = await startFaultHost({
+        config: { policy: { commands: { allow: [['git', 'apply', 'fix.patch']] } } },
+      });
+      const { workspace } = host.host;
+      initRepository(workspace);
+      // The patch the model wrote also creates .env.local (the attack review's `git apply`).
+      writeFileSync(
+        join(workspace, 'fix.patch'),
+        [
+          'diff --git a/.env.local b/.env.local',
+          'new file mode 100644',
+          '--- /dev/null',
+          '+++ b/.env.local',
+          '@@ -0,0 +1 @@',
+          '+API_URL=https://attacker.test',
+          '',
+        ].join('\n'),
+      );
+      const runId = await propose(host, { command: 'git apply fix.patch' });
+      await until(`session.idle of ${runId}`, () =>
+        host.typesOf(runId).includes('session.idle') ? true : undefined,
+      );
+      const outcome = outcomeOf(host, runId);
+      expect(outcome.state).toBe('failed');
+      expect(outcome.result).toMatchObject({ error: { code: 'protected_path_changed' } });
+      expect(outcome.modelContent).toContain('.env.local');
+      const changes = await host.channel.call('run.changes', { runId });
+      expect(changes['commands']).toEqual([
+        expect.objectContaining({
+          command: 'git apply fix.patch',
+          errorCode: 'protected_path_changed',
+          protectedChanges: ['.env.local'],
+        }),
+      ]);
+    });
+
     it('asking for the network always asks, and the card says so', async () => {
       await using host = await startFaultHost({
         config: { policy: { tools: { run_command: 'allow' } } },

@@ -165,6 +165,18 @@ function Command({ host, command }: { host: HostView; command: CommandRun }) {
       <p class="small" data-testid="command-outcome">
         {outcomeText(command)}
       </p>
+      {command.protectedChanges !== undefined && command.protectedChanges.length > 0 && (
+        <div class="notice small" data-testid="command-protected-changes">
+          <p>
+            It changed protected paths, which its sandbox could not refuse; review them on the Mac:
+          </p>
+          <ul>
+            {command.protectedChanges.map((changed) => (
+              <li key={changed}>{shownText(changed)}</li>
+            ))}
+          </ul>
+        </div>
+      )}
       {command.output !== null && (
         <ReadPager
           host={host}
