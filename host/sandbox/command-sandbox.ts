@@ -18,7 +18,7 @@ import type { CommandSandbox as CommandSandboxScope } from '../../protocol/index
 import { bwrapCommand } from './bwrap-args.js';
 import { withoutCredentials } from './git-config-credentials.js';
 import { seatbeltCommand } from './seatbelt-profile.js';
-import { changedSecrets, snapshotSecrets } from './secret-walk.js';
+import { changedSecrets, GIT_CODE_ENTRIES, snapshotSecrets } from './secret-walk.js';
 import type {
   ReplacedFile,
   SandboxPlan,
@@ -143,7 +143,10 @@ export class Sandbox {
       workspace,
       writable,
       tempDir,
-      readOnly: before.gitCode,
+      readOnly:
+        status.kind === 'seatbelt'
+          ? [...new Set([...before.gitCode, ...gitCodeOf(writable)])]
+          : before.gitCode,
       hidden: uniqueHidden([...fixedHidden(secrets.fixedPaths), ...before.hidden]),
       replaced,
       hiddenPatterns: secrets.patterns,
@@ -183,6 +186,18 @@ function emptiedHome(home: string, writable: readonly string[]): SandboxPlan['ho
     return found !== null && isInsideOrSame(found, real) ? [found] : [];
   });
   return { path: real, readable };
+}
+
+/**
+ * The `.git` internals of each writable folder's own repository, whether they exist or
+ * not: Seatbelt denies a path that does not exist yet, so a command cannot create hooks
+ * in a repository that has none (bubblewrap can bind only what exists; the host's walk
+ * after the call finds those).
+ */
+function gitCodeOf(writable: readonly string[]): string[] {
+  return writable.flatMap((folder) =>
+    GIT_CODE_ENTRIES.map((name) => path.join(folder, '.git', name)),
+  );
 }
 
 /** The fixed secret paths as hidden entries: folders and files that exist now. */

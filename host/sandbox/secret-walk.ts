@@ -24,7 +24,7 @@ const SKIPPED_FOLDERS: ReadonlySet<string> = new Set([
 ]);
 
 /** The `.git` entries that make git run code: hooks, config (fsmonitor, hooksPath), info. */
-const GIT_CODE_ENTRIES: readonly string[] = ['hooks', 'config', 'info'];
+export const GIT_CODE_ENTRIES: readonly string[] = ['hooks', 'config', 'info'];
 
 /** What a walk found: by absolute path, a signature of the entry as it was. */
 export interface SecretSnapshot {
