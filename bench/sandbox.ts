@@ -286,7 +286,7 @@ async function planCost(small: string): Promise<void> {
       const prepared = await machine.prepare(workspace, undefined);
       const prepareMs = performance.now() - started;
       started = performance.now();
-      const changed = prepared.finish();
+      const { changed } = prepared.finish();
       const finishMs = performance.now() - started;
       if (prepared.capped || changed.length > 0) {
         throw new Error(`${files} files: capped ${prepared.capped}, changed ${changed.join()}`);

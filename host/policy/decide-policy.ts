@@ -201,6 +201,12 @@ async function escalationOf(
         `The command asks to change ${target.shown}, a protected path (${protection.why}).`,
       );
     }
+    const broad = broadFolder(target.real, ctx.homedir);
+    if (broad !== null) {
+      return deny(
+        `The command asks to change ${target.real}, ${broad}: name the folder it needs inside it.`,
+      );
+    }
     if (!target.inside && ctx.policy.outsideWorkspace === 'deny') {
       return deny(
         `The command asks to change ${target.real}, outside the workspace, and the policy denies that.`,
@@ -216,6 +222,21 @@ async function escalationOf(
       'that always needs your approval.',
     access,
   );
+}
+
+/**
+ * Why a write folder is too broad to grant a command, or null: the root, the home folder,
+ * or a folder where other programs keep their sockets and temporary files (`/tmp` shown
+ * whole would also show the user's ssh-agent and X server sockets).
+ */
+function broadFolder(real: string, homedir: string): string | null {
+  if (real === '/') return 'the whole machine';
+  if (real === path.resolve(homedir)) return 'your whole home folder';
+  const shared = ['/tmp', '/private/tmp', '/var/tmp', '/run', '/var/run', '/private/var/tmp'];
+  if (shared.includes(real) || /^\/run\/user\/\d+$/.test(real)) {
+    return 'a folder other programs keep their sockets and temporary files in';
+  }
+  return null;
 }
 
 /**

@@ -1,32 +1,42 @@
 /**
  * A sandbox plan as bubblewrap's arguments (Linux). bubblewrap builds a new mount, PID,
- * IPC, UTS and (without network) network namespace: the root file system read-only, the
- * writable folders bound read-write over it, the `.git` internals bound read-only again,
- * secrets covered by an empty file or folder. The order matters: a later mount covers an
- * earlier one, so the covers come last.
+ * IPC, UTS and (without network) network namespace. The root it shows is built from an
+ * allowlist: the system's folders (programs, libraries, `/etc`) read-only, the folders
+ * programs run from (`PATH`), the workspace and what else the call may write read-write,
+ * the home folder emptied but for its toolchains; nothing of `/home`, `/root`, `/srv`,
+ * `/mnt`, `/media`, `/var` or any other folder, where other projects and their secrets
+ * live. Over the writable folders: each git folder pinned (bound onto itself, so it
+ * cannot be renamed), what makes git run code read-only, secrets covered by an empty file
+ * or folder. The order matters: a later mount covers an earlier one.
  */
-import { realpathSync } from 'node:fs';
+import { readdirSync, realpathSync } from 'node:fs';
+import type { Dirent } from 'node:fs';
 import path from 'node:path';
 import type { SandboxPlan, WrappedCommand } from './types.js';
 
+/** Top-level folders of the system shown read-only: programs, libraries, settings. */
+const SYSTEM_FOLDERS: ReadonlySet<string> = new Set([
+  'usr',
+  'bin',
+  'sbin',
+  'lib',
+  'lib32',
+  'lib64',
+  'libx32',
+  'etc',
+  'opt',
+  'nix',
+  'snap',
+  'sys',
+]);
+
 /**
- * Folders replaced by an empty tmpfs: `/tmp` (the command gets a private one; writes there
- * vanish with the sandbox) and `/run`, where the sockets of other programs live (the
- * user's D-Bus, which could ask systemd to start a program outside; docker.sock;
+ * Folders given an empty tmpfs: `/tmp` and `/var/tmp` (the command gets private ones;
+ * writes there vanish with the sandbox) and `/run`, where other programs' sockets live
+ * (the user's D-Bus, which could ask systemd to start a program outside; docker.sock;
  * ssh-agent): a socket on a read-only mount still accepts connections.
  */
-const EMPTIED_FOLDERS: readonly string[] = [
-  // /var/run is a symlink to /run on most systems: mounted once, at its real path.
-  ...new Set(['/tmp', '/run', '/var/run'].flatMap((folder) => realFolder(folder))),
-];
-
-function realFolder(folder: string): string[] {
-  try {
-    return [realpathSync(folder)];
-  } catch {
-    return [];
-  }
-}
+const EMPTIED_FOLDERS: readonly string[] = ['/tmp', '/var/tmp', '/run'];
 
 /**
  * bubblewrap's command line for `argv` under `plan`, in `cwd`. `replacedFiles` names, for
@@ -51,23 +61,30 @@ export function bwrapCommand(
     // command could mount over what is read-only.
     '--cap-drop',
     'ALL',
-    '--ro-bind',
-    '/',
-    '/',
-    '--dev',
-    '/dev',
-    '--proc',
-    '/proc',
   ];
+  for (const entry of rootEntries()) {
+    const top = `/${entry.name}`;
+    if (entry.isSymbolicLink()) {
+      // /bin -> usr/bin on merged-/usr systems: the same link inside.
+      const target = linkTarget(top);
+      if (target !== null) args.push('--symlink', target, top);
+    } else if (entry.isDirectory() && SYSTEM_FOLDERS.has(entry.name)) {
+      args.push('--ro-bind', top, top);
+    }
+  }
+  args.push('--dev', '/dev', '--proc', '/proc');
   const emptied = [...EMPTIED_FOLDERS, ...(plan.home === null ? [] : [plan.home.path])];
   for (const folder of emptied) args.push('--tmpfs', folder);
-  for (const readable of plan.home?.readable ?? []) args.push('--ro-bind', readable, readable);
+  const readable = [...plan.programFolders, ...(plan.home?.readable ?? [])];
+  for (const folder of readable) args.push('--ro-bind', folder, folder);
   const bound = [...plan.writable, plan.tempDir];
   for (const writable of bound) args.push('--bind', writable, writable);
-  const shown = [...bound, ...(plan.home?.readable ?? [])];
+  for (const gitDir of plan.pinned) args.push('--bind', gitDir, gitDir);
+  const shown = [...bound, ...readable];
   const visible = (target: string): boolean =>
-    !emptied.some((folder) => isInside(target, folder)) ||
-    shown.some((folder) => isInside(target, folder));
+    shown.some((folder) => isInside(target, folder)) ||
+    (SYSTEM_FOLDERS.has(target.split('/')[1] ?? '') &&
+      !emptied.some((folder) => isInside(target, folder)));
   for (const readOnly of plan.readOnly) {
     if (visible(readOnly)) args.push('--ro-bind', readOnly, readOnly);
   }
@@ -83,8 +100,28 @@ export function bwrapCommand(
       args.push('--ro-bind', '/dev/null', hidden.path);
     }
   }
-  args.push('--chdir', cwd, '--', ...argv);
+  // The root bubblewrap built the rest on is a tmpfs: read-only, so a write to a folder
+  // that is not shown fails instead of vanishing.
+  args.push('--remount-ro', '/', '--chdir', cwd, '--', ...argv);
   return { file: program, args };
+}
+
+function rootEntries(): Dirent[] {
+  try {
+    return readdirSync('/', { withFileTypes: true });
+  } catch {
+    return [];
+  }
+}
+
+/** Where a top-level link points, when it points into a system folder. */
+function linkTarget(link: string): string | null {
+  try {
+    const real = realpathSync(link);
+    return SYSTEM_FOLDERS.has(real.split('/')[1] ?? '') ? real : null;
+  } catch {
+    return null;
+  }
 }
 
 function isInside(candidate: string, folder: string): boolean {

@@ -3,6 +3,7 @@
  * and a walk for secrets; the command line that starts it inside; and, after the call,
  * which protected paths it changed where the sandbox could not refuse it.
  */
+import { execFileSync } from 'node:child_process';
 import {
   lstatSync,
   mkdirSync,
@@ -18,7 +19,13 @@ import type { CommandSandbox as CommandSandboxScope } from '../../protocol/index
 import { bwrapCommand } from './bwrap-args.js';
 import { withoutCredentials } from './git-config-credentials.js';
 import { seatbeltCommand } from './seatbelt-profile.js';
-import { changedSecrets, GIT_CODE_ENTRIES, snapshotSecrets } from './secret-walk.js';
+import { gitConfigTargets } from './git-config-targets.js';
+import {
+  changedSecrets,
+  GIT_CODE_ENTRIES,
+  GIT_REDIRECT_ENTRIES,
+  snapshotSecrets,
+} from './secret-walk.js';
 import type {
   ReplacedFile,
   SandboxPlan,
@@ -80,10 +87,12 @@ export interface PreparedSandbox {
   /** The command line that runs `argv` in `cwd` inside the sandbox. */
   wrap(argv: readonly string[], cwd: string): WrappedCommand;
   /**
-   * After the call: the protected paths (secrets, `.git` internals) it created, changed or
-   * removed, sorted; then the call's temporary folder is removed.
+   * After the call: the protected paths (secrets, what makes git run code) it created,
+   * changed or removed (sorted), and of those the entries by which git would follow a
+   * repository elsewhere (`commondir`, `gitdir`, `config.worktree`) that it added, which
+   * are removed again; then the call's temporary folder is removed.
    */
-  finish(): string[];
+  finish(): { changed: string[]; removed: string[] };
 }
 
 /** The machine's sandbox: what the card says of a command, and its preparation. */
@@ -143,15 +152,22 @@ export class Sandbox {
       workspace,
       writable,
       tempDir,
-      readOnly:
-        status.kind === 'seatbelt'
-          ? [...new Set([...before.gitCode, ...gitCodeOf(writable)])]
-          : before.gitCode,
+      readOnly: [
+        ...new Set([
+          ...before.gitCode,
+          ...configTargets(before.gitCode, writable),
+          ...(status.kind === 'seatbelt' ? gitCodeOf(writable) : []),
+        ]),
+      ],
+      pinned: before.gitDirs.filter((gitDir) =>
+        writable.some((folder) => isInsideOrSame(gitDir, folder) && gitDir !== folder),
+      ),
       hidden: uniqueHidden([...fixedHidden(secrets.fixedPaths), ...before.hidden]),
       replaced,
       hiddenPatterns: secrets.patterns,
       network: request?.network === true,
       home,
+      programFolders: programFolders(process.env['PATH'] ?? '', writable),
     };
     let finished = false;
     return {
@@ -162,12 +178,22 @@ export class Sandbox {
           ? bwrapCommand(status.program, plan, argv, cwd, replacedFiles)
           : seatbeltCommand(plan, argv),
       finish: () => {
-        if (finished) return [];
+        if (finished) return { changed: [], removed: [] };
         finished = true;
-        rmSync(callDir, { recursive: true, force: true });
         // Seatbelt refuses protected names by pattern, new ones too: nothing to look for.
-        if (status.kind === 'seatbelt') return [];
-        return changedSecrets(before, snapshotSecrets(writable, isSecret, this.#maxEntries));
+        const changed =
+          status.kind === 'seatbelt'
+            ? []
+            : changedSecrets(before, snapshotSecrets(writable, isSecret, this.#maxEntries));
+        const removed = changed.filter(
+          (absolute) =>
+            !before.signatures.has(absolute) &&
+            GIT_REDIRECT_ENTRIES.includes(path.basename(absolute)) &&
+            before.gitDirs.includes(path.dirname(absolute)) &&
+            removeEntry(absolute),
+        );
+        removeCallFolder(callDir);
+        return { changed, removed };
       },
     };
   }
@@ -198,6 +224,69 @@ function gitCodeOf(writable: readonly string[]): string[] {
   return writable.flatMap((folder) =>
     GIT_CODE_ENTRIES.map((name) => path.join(folder, '.git', name)),
   );
+}
+
+/**
+ * What the repositories' config files among `gitCode` name as hooks or included config,
+ * existing and inside a writable folder: kept read-only like the config itself.
+ */
+function configTargets(gitCode: readonly string[], writable: readonly string[]): string[] {
+  return gitCode.flatMap((absolute) => {
+    if (path.basename(absolute) !== 'config') return [];
+    let text: string;
+    try {
+      text = readFileSync(absolute, 'utf8');
+    } catch {
+      return [];
+    }
+    const gitDir = path.dirname(absolute);
+    const workTree = path.basename(gitDir) === '.git' ? path.dirname(gitDir) : gitDir;
+    return gitConfigTargets(text, absolute, workTree).flatMap((target) => {
+      const real = realOrNull(target);
+      return real !== null && writable.some((folder) => isInsideOrSame(real, folder)) ? [real] : [];
+    });
+  });
+}
+
+/**
+ * The `PATH` folders that exist, as real paths, but for those inside a writable folder
+ * (a program the workspace supplies is found there anyway) or at the root.
+ */
+function programFolders(searchPath: string, writable: readonly string[]): string[] {
+  const found = searchPath.split(':').flatMap((entry) => {
+    if (!path.isAbsolute(entry)) return [];
+    const real = realOrNull(entry);
+    if (real === null || real === '/') return [];
+    return writable.some((folder) => isInsideOrSame(real, folder)) ? [] : [real];
+  });
+  return [...new Set(found)];
+}
+
+/** Removes an entry a call added; false when it cannot be. */
+function removeEntry(absolute: string): boolean {
+  try {
+    rmSync(absolute, { recursive: true, force: true });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Removes the call's folder, whatever the command left in its temporary folder: a folder
+ * it made unreadable (mode 000) is made writable again first.
+ */
+function removeCallFolder(callDir: string): void {
+  try {
+    rmSync(callDir, { recursive: true, force: true });
+  } catch {
+    try {
+      execFileSync('chmod', ['-R', 'u+rwx', callDir], { stdio: 'ignore' });
+      rmSync(callDir, { recursive: true, force: true });
+    } catch {
+      // Left in the machine's temporary folder, which the system empties.
+    }
+  }
 }
 
 /** The fixed secret paths as hidden entries: folders and files that exist now. */

@@ -4,3 +4,4 @@
  */
 export { seatbeltCommand, seatbeltProfile } from './seatbelt-profile.js';
 export type { SandboxPlan } from './types.js';
+export { withoutCredentials } from './git-config-credentials.js';

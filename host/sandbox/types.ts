@@ -45,6 +45,18 @@ export interface SandboxPlan {
    * git run code (`hooks`, `config`, `info`) of each repository found. Existing ones only.
    */
   readOnly: readonly string[];
+  /**
+   * Folders programs run from outside the system's folders and the home folder (the
+   * host's `PATH`: Homebrew on Linux, `/usr/local/go/bin` is under /usr already):
+   * shown read-only where bubblewrap builds the root from an allowlist. Seatbelt ignores it.
+   */
+  programFolders: readonly string[];
+  /**
+   * Folders bound onto themselves so they cannot be renamed or removed (bubblewrap): each
+   * git folder, or `mv .git g` would leave its read-only parts behind under another name.
+   * Seatbelt pins the folders above protected paths itself.
+   */
+  pinned: readonly string[];
   /** Existing secrets, the host's data directory and config file: no read, no write. */
   hidden: readonly HiddenPath[];
   /**

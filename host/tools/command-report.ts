@@ -33,6 +33,16 @@ export interface CommandOutcome {
    * removed where the sandbox could not refuse it, relative to the workspace.
    */
   protectedChanges: string[];
+  /**
+   * Of those, entries it added to a git folder by which git would follow the repository
+   * elsewhere (`commondir`, `gitdir`, `config.worktree`): removed again after the call.
+   */
+  redirectsRemoved: string[];
+  /**
+   * The workspace had more entries than the walk for secrets looks at: its git folders
+   * were seen first, but a secret past the cap was not hidden (an approved command only).
+   */
+  secretsUnchecked: boolean;
 }
 
 /** Builds the tool result of a command from its outcome. */
@@ -62,6 +72,9 @@ export function describeCommand(outcome: CommandOutcome): ToolResult {
     ...(outcome.protectedChanges.length === 0
       ? {}
       : { protectedChanges: outcome.protectedChanges }),
+    ...(outcome.redirectsRemoved.length === 0
+      ? {}
+      : { redirectsRemoved: outcome.redirectsRemoved }),
   };
   const result: ToolResult = { status: 'succeeded', summary, content, data, exit };
   if (outcome.outputPath !== null) {
@@ -102,6 +115,10 @@ function headlineOf(outcome: CommandOutcome, truncated: boolean): string {
   if (outcome.protectedChanges.length > 0) {
     line += `; it changed ${outcome.protectedChanges.length} protected path(s)`;
   }
+  if (outcome.secretsUnchecked) {
+    line +=
+      '; the workspace has more files than the sandbox checks for secrets, so secrets past them were not hidden';
+  }
   if (outcome.backgroundStopped) line += '; background processes it left running were stopped';
   if (!outcome.groupGone) line += '; some of its processes could not be stopped';
   if (output.writeError !== null) line += `; writing the output file failed (${output.writeError})`;
@@ -114,7 +131,13 @@ function headlineOf(outcome: CommandOutcome, truncated: boolean): string {
  */
 function protectedNotice(outcome: CommandOutcome): string {
   if (outcome.protectedChanges.length === 0) return '';
-  const listed = outcome.protectedChanges.map((changed) => `  ${changed}\n`).join('');
+  const listed = outcome.protectedChanges
+    .map((changed) =>
+      outcome.redirectsRemoved.includes(changed)
+        ? `  ${changed} (removed again: it would send git elsewhere)\n`
+        : `  ${changed}\n`,
+    )
+    .join('');
   return (
     `WARNING: this command created, changed or removed protected paths (secrets, git hooks ` +
     `or config), which the user must review:\n${listed}`

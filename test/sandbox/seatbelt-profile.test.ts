@@ -153,6 +153,8 @@ const plan: SandboxPlan = {
   hiddenPatterns: ['/\\.env(\\.[^/]*)?$', '/id_(rsa|ed25519)$'],
   network: false,
   home: null,
+  pinned: [],
+  programFolders: [],
 };
 
 /** What a profile allows with no filter at all: anything more would be a hole. */
@@ -436,6 +438,8 @@ function macPlan(root: string, network: boolean): SandboxPlan {
     hiddenPatterns: ['/\\.env(\\.[^/]*)?$'],
     network,
     home: null,
+    pinned: [],
+    programFolders: [],
   };
 }
 
