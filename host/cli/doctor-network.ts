@@ -1,20 +1,19 @@
 /**
  * The checks of `tether doctor` about reaching the host: is it running, its LAN addresses
- * and `.local` name, `tailscale serve`, and the service (`tether service status`, when this
- * version has it).
+ * and `.local` name, `tailscale serve`, and the service (what `tether service status` says).
  */
 import { execFile } from 'node:child_process';
 import { lookup } from 'node:dns/promises';
-import { readdirSync } from 'node:fs';
 import { networkInterfaces } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { dirname } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { readAdminFile } from '../server/index.js';
 import { isAlive } from './admin-client.js';
 import { localHostName } from '../tls/index.js';
 import { tetherCommand } from '../../common/cli/index.js';
 import type { CheckResult } from './doctor-checks.js';
+import { chooseServiceManager, defaultServiceName } from './service-manager.js';
+import type { ServiceManager } from './service-spec.js';
+import { conflictFix, describeHolder, serviceReport } from './service-status.js';
 
 /** Where a running host answers, from its admin file (null when none runs). */
 export interface RunningHostInfo {
@@ -143,32 +142,49 @@ export async function checkTailscale(port: number): Promise<CheckResult> {
     : { id: 'tailscale', status: 'pass', detail: `tailscale serve proxies to ${ours}` };
 }
 
-/** Whether this build has `tether service` (host/cli/service-*.ts, built beside this file). */
-function hasServiceCommand(): boolean {
-  const here = dirname(fileURLToPath(import.meta.url));
-  return readdirSync(here).some((name) => name.startsWith('service-') && name.endsWith('.js'));
-}
-
-/** `tether service status` of this same installation: exit 0 means installed and running. */
+/**
+ * The service of this installation: installed and running, or what stops it. A port in use
+ * is not cured by installing again: the fix names the process that holds the port.
+ */
 export async function checkService(dataDir: string): Promise<CheckResult> {
-  if (!hasServiceCommand()) {
-    return { id: 'service', status: 'skip', detail: 'this version has no `tether service`' };
+  let manager: ServiceManager;
+  try {
+    manager = chooseServiceManager();
+  } catch (error) {
+    return { id: 'service', status: 'skip', detail: (error as Error).message };
   }
-  const bin = fileURLToPath(new URL('../../../bin/tether.js', import.meta.url));
-  const status = await run(process.execPath, [bin, 'service', 'status', '--data', dataDir]);
-  if (status.stderr.includes('unknown command')) {
-    return { id: 'service', status: 'skip', detail: 'this version has no `tether service`' };
+  const name = defaultServiceName(manager);
+  const report = await serviceReport(manager, name, manager.installedDataDir(name) ?? dataDir);
+  const notes = report.notes.length === 0 ? '' : `; ${report.notes.join('; ')}`;
+  if (!report.installed) {
+    return {
+      id: 'service',
+      status: 'fail',
+      detail: `not installed (${report.file})`,
+      fix: `${tetherCommand()} service install --data '${dataDir}'`,
+    };
   }
-  // `tether service status` prints `field: value` lines; these say installed and running.
-  const lines = status.stdout.trim().split('\n');
-  const summary =
-    lines.filter((line) => /^(file|loaded|running|pid):/.test(line)).join('; ') || (lines[0] ?? '');
-  return status.code === 0
-    ? { id: 'service', status: 'pass', detail: summary || 'installed and running' }
-    : {
-        id: 'service',
-        status: 'fail',
-        detail: summary || 'not installed or not running',
-        fix: `${tetherCommand()} service install --data '${dataDir}'`,
-      };
+  if (report.running) {
+    return {
+      id: 'service',
+      status: 'pass',
+      detail: `${report.file}: running, pid ${report.pid ?? '?'}${notes}`,
+    };
+  }
+  const exit = report.lastExit === null ? '' : ` (last exit ${report.lastExit})`;
+  if (report.conflict !== null) {
+    return {
+      id: 'service',
+      status: 'fail',
+      detail: `installed but not running${exit}: ${report.conflict.resource} is in use by ${describeHolder(report.conflict)}`,
+      fix: conflictFix(report.conflict),
+    };
+  }
+  const error = report.lastError === null ? '' : `: ${report.lastError}`;
+  return {
+    id: 'service',
+    status: 'fail',
+    detail: `installed but not running${exit}${error}${notes}`,
+    fix: `${tetherCommand()} service logs, then ${tetherCommand()} service restart`,
+  };
 }

@@ -2,7 +2,7 @@
  * A per-user launchd LaunchAgent: `~/Library/LaunchAgents/<label>.plist`, loaded with
  * `launchctl bootstrap gui/<uid>` and removed with `launchctl bootout`.
  */
-import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { lastLine, runTool } from './run-tool.js';
 import type { ServiceManager, ServiceSpec, ServiceState } from './service-spec.js';
@@ -10,7 +10,25 @@ import type { ServiceManager, ServiceSpec, ServiceState } from './service-spec.j
 /** Seconds launchd waits before starting a host that exited again. */
 const THROTTLE_SECONDS = 10;
 
+/** Whether `text` holds a character XML 1.0, and so a plist, cannot hold at all. */
+function notXml(text: string): boolean {
+  return [...text].some((char) => {
+    const code = char.codePointAt(0) ?? 0;
+    return (
+      (code < 0x20 && code !== 0x09 && code !== 0x0a && code !== 0x0d) ||
+      code === 0xfffe ||
+      code === 0xffff
+    );
+  });
+}
+
 function escapeXml(text: string): string {
+  if (notXml(text)) {
+    throw new Error(
+      `${JSON.stringify(text)} cannot be written in a plist (it holds a control character): ` +
+        'choose a path without one (--data, --workspace)',
+    );
+  }
   return text
     .replace(/&/g, '&amp;')
     .replace(/</g, '&lt;')
@@ -19,6 +37,16 @@ function escapeXml(text: string): string {
 }
 
 const string = (text: string) => `<string>${escapeXml(text)}</string>`;
+
+const XML_ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
+
+/**
+ * A top-level field of `launchctl print`: those are indented with one tab, the fields of
+ * nested blocks (endpoints, environment) with more.
+ */
+function printedField(printed: string, key: string): string | undefined {
+  return new RegExp(`^\\t${key} = (.+)$`, 'm').exec(printed)?.[1]?.trim();
+}
 
 /**
  * The plist: `RunAtLoad` starts it at login, `KeepAlive.SuccessfulExit: false` restarts
@@ -96,13 +124,26 @@ export function launchAgents(home: string, uid: number): ServiceManager {
             `${lastLine(loaded)}. Check the plist with: plutil -lint "${path}"`,
         );
       }
+      return [];
     },
     async uninstall(name) {
       const path = file(name);
       const installed = existsSync(path);
       await bootout(name);
       rmSync(path, { force: true });
-      return installed;
+      return { removed: installed, notes: [] };
+    },
+    async restart(name) {
+      const path = file(name);
+      const loaded = (await runTool('launchctl', ['print', `${domain}/${name}`])).code === 0;
+      // kickstart -k kills the running instance first; a job not loaded is bootstrapped.
+      const args = loaded ? ['kickstart', '-k', `${domain}/${name}`] : ['bootstrap', domain, path];
+      const outcome = await runTool('launchctl', args);
+      if (outcome.code !== 0) {
+        throw new Error(
+          `launchctl ${args.join(' ')} failed (${outcome.code ?? 'not run'}): ${lastLine(outcome)}`,
+        );
+      }
     },
     async status(name) {
       const path = file(name);
@@ -114,16 +155,38 @@ export function launchAgents(home: string, uid: number): ServiceManager {
         running: false,
         pid: null,
         lastExit: null,
+        managerState: null,
+        notes: [],
       };
       if (!state.loaded) return state;
-      const field = (key: string) =>
-        new RegExp(`^\\s*${key} = (.+)$`, 'm').exec(printed.stdout)?.[1]?.trim();
-      state.running = field('state') === 'running';
+      const field = (key: string) => printedField(printed.stdout, key);
+      const managerState = field('state') ?? null;
+      state.running = managerState === 'running';
+      state.managerState = state.running ? null : managerState;
       const pid = Number(field('pid'));
       state.pid = Number.isInteger(pid) && pid > 0 ? pid : null;
+      // A job killed by a signal has no `last exit code`, only `last terminating signal`.
+      const signal = field('last terminating signal');
       const exit = field('last exit code');
-      state.lastExit = exit === undefined || exit.startsWith('(never') ? null : exit;
+      state.lastExit =
+        signal !== undefined
+          ? `signal ${signal}`
+          : exit === undefined || exit.startsWith('(never') || exit === '0'
+            ? null
+            : exit;
       return state;
+    },
+    installedDataDir(name) {
+      const path = file(name);
+      if (!existsSync(path)) return null;
+      const text = readFileSync(path, 'utf8');
+      const value = /<key>WorkingDirectory<\/key>\s*<string>([^<]*)<\/string>/.exec(text)?.[1];
+      return value === undefined
+        ? null
+        : value.replace(
+            /&(amp|lt|gt|quot|apos);/g,
+            (_, entity: string) => XML_ENTITIES[entity] ?? '',
+          );
     },
   };
 }

@@ -20,7 +20,7 @@ Commands:
   doctor              check this machine, the data directory and the host (tether doctor --help)
   model <action>      set the model endpoint (model set) and keep its key (model set-key)
   models              list the models the model endpoint offers (its GET /models)
-  service <action>    run the host as a login service: install, uninstall, status, logs
+  service <action>    run the host as a login service: install, uninstall, restart, status, logs
   remote <command>    use a host from this computer as a remote (tether remote help)
   version             print the version
 

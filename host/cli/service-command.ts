@@ -1,24 +1,25 @@
 /**
- * `tether service install | uninstall | status | logs`: the host as a per-user service
- * that starts at login and comes back after a crash (launchd on macOS, systemd's user
- * instance on Linux).
+ * `tether service install | uninstall | restart | status | logs`: the host as a per-user
+ * service that starts at login and comes back after a crash (launchd on macOS, systemd's
+ * user instance on Linux).
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { ensureDataDir, loadHostConfig } from '../config/index.js';
-import { readAdminFile } from '../server/index.js';
 import { UsageError } from '../../common/cli/index.js';
 import type { HostCommandContext } from './host-command.js';
-import { launchAgents } from './launch-agent.js';
-import { serviceSpec, type ServiceManager } from './service-spec.js';
-import { systemdUser } from './systemd-unit.js';
+import { humanLogLine, readLastLines } from './service-log.js';
+import { chooseServiceManager, defaultServiceName } from './service-manager.js';
+import { serviceOutputPath, serviceSpec } from './service-spec.js';
+import { conflictFix, describeHolder, serviceDataDir, serviceReport } from './service-status.js';
 
 /** The usage text of `service`, for `--help` and command-line errors. */
-export const SERVICE_USAGE = `Usage: tether service <install|uninstall|status|logs> [options]
+export const SERVICE_USAGE = `Usage: tether service <install|uninstall|restart|status|logs> [options]
 
 Runs the host as your own login service: launchd on macOS (~/Library/LaunchAgents),
 systemd's user instance on Linux (~/.config/systemd/user). It starts at login, comes back
@@ -26,19 +27,24 @@ after a crash (not after a clean stop) and writes its output to <data>/logs/.
 
   install     write the service (replacing one) from the current configuration and start it
   uninstall   stop it and remove the service file; the data directory is kept
-  status      whether it is loaded and running, its pid, last exit and URL
-  logs        print the end of the host log (<data>/logs/host.log)
+  restart     stop the installed service if it runs and start it again
+  status      whether it is loaded and running, its pid, last exit and URL, and when it is
+              not running, the last error it printed
+  logs        print the end of the host log (<data>/logs/host.log) and of the service's own
+              output (<data>/logs/service.log)
 
 Options:
-  --data DIR         data directory (as for tether start)
+  --data DIR         data directory (as for tether start; status and logs: else the
+                     installed service's)
   --config FILE      install: a config file to start with (else <data>/config.json)
   --port N           install: the port (else the config's, else 8787)
   --bind ADDR        install: the address to listen on
   --workspace DIR    install: a workspace (repeatable; else the config's, else this folder)
   --https            install: serve HTTPS with the local CA
   --name NAME        the launchd label or systemd unit (default dev.tether.host / tether)
-  -n, --lines N      logs: how many lines (default 50)
+  -n, --lines N      logs: how many lines of each file (default 50)
   -f, --follow       logs: keep printing new lines
+  --json             logs: the host log's JSON lines as written, without the service's output
 
 No secret goes into the service file: keep the model key with \`tether model set-key\`.
 `;
@@ -53,43 +59,21 @@ const OPTIONS = {
   name: { type: 'string' },
   lines: { type: 'string', short: 'n' },
   follow: { type: 'boolean', short: 'f' },
+  json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
+const ACTIONS = ['install', 'uninstall', 'restart', 'status', 'logs'] as const;
 const ONLY_FOR_INSTALL = ['config', 'port', 'bind', 'workspace', 'https'] as const;
+const ONLY_FOR_LOGS = ['lines', 'follow', 'json'] as const;
 
 const Name = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/, {
   error: 'expected letters, digits, dots, dashes and underscores',
 });
 const Lines = z.coerce.number().int().min(1).max(100_000);
-/** Tests choose the macOS path on Linux; nobody else needs to. */
-const Manager = z.enum(['launchd', 'systemd']);
 
 /** The environment variables that hold a model key, which a service never sees. */
 const KEY_VARIABLES = ['TETHER_MODEL_API_KEY', 'DEEPSEEK_API_KEY', 'OPENAI_API_KEY'];
-
-function serviceManager(): ServiceManager {
-  const forced = process.env['TETHER_SERVICE_MANAGER'];
-  const chosen = Manager.safeParse(forced);
-  if (forced !== undefined && forced !== '' && !chosen.success) {
-    throw new Error(`TETHER_SERVICE_MANAGER=${forced}: expected launchd or systemd (or unset it)`);
-  }
-  const kind = chosen.success
-    ? chosen.data
-    : process.platform === 'darwin'
-      ? 'launchd'
-      : process.platform === 'linux'
-        ? 'systemd'
-        : null;
-  if (kind === null) {
-    throw new Error(
-      `tether service supports macOS (launchd) and Linux (systemd), not ${process.platform}: ` +
-        'run tether start in a terminal instead',
-    );
-  }
-  const uid = process.getuid?.() ?? 0;
-  return kind === 'launchd' ? launchAgents(homedir(), uid) : systemdUser(homedir());
-}
 
 /** Runs `tether service …`; resolves with the exit code. */
 export async function serviceCommand(
@@ -108,21 +92,29 @@ export async function serviceCommand(
     return 0;
   }
   const [action, ...extra] = positionals;
-  if (action === undefined)
-    throw new UsageError('say what to do: install, uninstall, status or logs');
+  if (action === undefined) throw new UsageError(`say what to do: ${ACTIONS.join(', ')}`);
   if (extra.length > 0) throw new UsageError(`unexpected argument ${extra[0]}`);
   if (action !== 'install') {
     const misplaced = ONLY_FOR_INSTALL.find((key) => values[key] !== undefined);
     if (misplaced !== undefined) throw new UsageError(`--${misplaced} is only for install`);
   }
+  if (action !== 'logs') {
+    const misplaced = ONLY_FOR_LOGS.find((key) => values[key] !== undefined);
+    if (misplaced !== undefined) throw new UsageError(`--${misplaced} is only for logs`);
+  }
   const name = values.name === undefined ? undefined : Name.safeParse(values.name);
   if (name !== undefined && !name.success) {
     throw new UsageError(`--name ${values.name}: ${name.error.issues[0]?.message ?? 'invalid'}`);
   }
+  if (!(ACTIONS as readonly string[]).includes(action)) {
+    throw new UsageError(`unknown action ${action}: expected ${ACTIONS.join(', ')}`);
+  }
+  const manager = chooseServiceManager();
+  const serviceName = name?.data ?? defaultServiceName(manager);
+  const flags = nameFlag(values.name);
 
-  switch (action) {
+  switch (action as (typeof ACTIONS)[number]) {
     case 'install': {
-      const manager = serviceManager();
       const startArgs = [
         ...(values.data === undefined ? [] : ['--data', values.data]),
         ...(values.config === undefined ? [] : ['--config', values.config]),
@@ -139,16 +131,17 @@ export async function serviceCommand(
       });
       ensureDataDir(config.dataDir);
       mkdirSync(join(config.dataDir, 'logs'), { recursive: true, mode: 0o700 });
-      const spec = serviceSpec(name?.data ?? defaultName(manager), config, {
+      const spec = serviceSpec(serviceName, config, {
         ...(values.config === undefined ? {} : { config: values.config }),
         ...(values.bind === undefined ? {} : { bind: values.bind }),
         ...(values.https === true ? { https: true } : {}),
       });
-      await manager.install(spec);
+      const notes = await manager.install(spec);
       ctx.out(`installed ${manager.file(spec.name)} (${manager.kind}) and started it\n`);
       ctx.out(`data: ${config.dataDir}\n`);
       ctx.out(`workspaces: ${config.workspaces.map((w) => w.path).join(', ')}\n`);
       ctx.out(`port: ${config.port}\n`);
+      for (const note of notes) ctx.err(`note: ${note}\n`);
       for (const key of KEY_VARIABLES.filter((variable) => process.env[variable])) {
         ctx.err(
           `note: ${key} is set in this shell, but the service does not see it: ` +
@@ -161,37 +154,58 @@ export async function serviceCommand(
             'write it to the config file with `tether model set --base-url URL --model NAME`\n',
         );
       }
-      ctx.out(`check it with: tether service status${nameFlag(values.name)}\n`);
+      ctx.out(`check it with: tether service status${flags}\n`);
       return 0;
     }
     case 'uninstall': {
-      const manager = serviceManager();
-      const serviceName = name?.data ?? defaultName(manager);
-      const removed = await manager.uninstall(serviceName);
+      const { removed, notes } = await manager.uninstall(serviceName);
       ctx.out(
         removed
-          ? `stopped and removed ${manager.file(serviceName)}; the data directory is kept\n`
+          ? `removed ${manager.file(serviceName)}; the data directory is kept\n`
           : `no service was installed at ${manager.file(serviceName)}\n`,
       );
+      for (const note of notes) ctx.err(`note: ${note}\n`);
+      return 0;
+    }
+    case 'restart': {
+      const file = manager.file(serviceName);
+      if (!existsSync(file)) {
+        ctx.err(`no service is installed at ${file}: install it with tether service install\n`);
+        return 1;
+      }
+      await manager.restart(serviceName);
+      ctx.out(`restarted ${serviceName} (${manager.kind})\n`);
+      ctx.out(`check it with: tether service status${flags}\n`);
       return 0;
     }
     case 'status': {
-      const manager = serviceManager();
-      const serviceName = name?.data ?? defaultName(manager);
-      const state = await manager.status(serviceName);
-      const dataDir = ctx.dataDir(values.data);
-      const url = state.running ? readAdminFile(dataDir)?.url : undefined;
+      const dataDir = serviceDataDir(manager, serviceName, values.data, (flag) =>
+        ctx.dataDir(flag),
+      );
+      const report = await serviceReport(manager, serviceName, dataDir);
+      const running = report.running
+        ? `yes, pid ${report.pid ?? '?'}`
+        : `no${report.managerState === null ? '' : ` (${manager.kind}: ${report.managerState})`}`;
       ctx.out(`service: ${serviceName} (${manager.kind})\n`);
-      ctx.out(`file: ${state.file}${state.installed ? '' : ' (not installed)'}\n`);
-      ctx.out(`loaded: ${state.loaded ? 'yes' : 'no'}\n`);
-      ctx.out(`running: ${state.running ? `yes, pid ${state.pid ?? '?'}` : 'no'}\n`);
-      ctx.out(`last exit: ${state.lastExit ?? 'none'}\n`);
-      ctx.out(`url: ${url ?? 'none (the host is not running on this data directory)'}\n`);
-      if (!state.installed) ctx.out('install it with: tether service install\n');
-      else if (!state.running) {
-        ctx.out(`see why with: tether service logs${dataFlag(values.data)}\n`);
+      ctx.out(`file: ${report.file}${report.installed ? '' : ' (not installed)'}\n`);
+      ctx.out(`data: ${report.dataDir}\n`);
+      ctx.out(`loaded: ${report.loaded ? 'yes' : 'no'}\n`);
+      ctx.out(`running: ${running}\n`);
+      ctx.out(`last exit: ${report.lastExit ?? 'none'}\n`);
+      if (report.lastError !== null) ctx.out(`last error: ${report.lastError}\n`);
+      if (report.conflict !== null) {
+        ctx.out(`${report.conflict.resource} is in use by ${describeHolder(report.conflict)}\n`);
       }
-      return state.running ? 0 : 3;
+      ctx.out(`url: ${report.url ?? 'none (the host is not running on this data directory)'}\n`);
+      for (const note of report.notes) ctx.out(`note: ${note}\n`);
+      if (!report.installed) ctx.out('install it with: tether service install\n');
+      else if (report.conflict !== null) ctx.out(`fix: ${conflictFix(report.conflict)}\n`);
+      else if (!report.loaded) ctx.out(`load and start it with: tether service restart${flags}\n`);
+      else if (!report.running) {
+        ctx.out(`see its output with: tether service logs${flags}${dataFlag(values.data)}\n`);
+        ctx.out(`then start it again with: tether service restart${flags}\n`);
+      }
+      return report.running ? 0 : 3;
     }
     case 'logs': {
       const lines = values.lines === undefined ? 50 : Lines.safeParse(values.lines);
@@ -199,38 +213,41 @@ export async function serviceCommand(
         throw new UsageError(`--lines ${values.lines}: expected a whole number from 1`);
       }
       const count = typeof lines === 'number' ? lines : lines.data;
-      const dataDir = ctx.dataDir(values.data);
-      const path = join(dataDir, 'logs', 'host.log');
-      if (!existsSync(path)) {
-        ctx.err(`no host log at ${path} yet: has the host started on ${dataDir}?\n`);
+      const dataDir = serviceDataDir(manager, serviceName, values.data, (flag) =>
+        ctx.dataDir(flag),
+      );
+      const hostLog = join(dataDir, 'logs', 'host.log');
+      const wanted = values.json === true ? [hostLog] : [hostLog, serviceOutputPath(dataDir)];
+      const files = wanted.filter((path) => existsSync(path));
+      if (files.length === 0) {
+        ctx.err(
+          `no log at ${wanted.join(' or ')} yet: has the host started on ${dataDir}? ` +
+            `(tether service status${flags})\n`,
+        );
         return 1;
       }
+      const show = values.json === true ? (line: string) => line : humanLogLine;
       if (values.follow !== true) {
-        const text = readFileSync(path, 'utf8');
-        const all = text.split('\n');
-        if (all.at(-1) === '') all.pop();
-        ctx.out(
-          all
-            .slice(-count)
-            .map((line) => `${line}\n`)
-            .join(''),
-        );
+        files.forEach((path, index) => {
+          // The headers `tail` prints for several files, so -f looks the same.
+          if (files.length > 1) ctx.out(`${index === 0 ? '' : '\n'}==> ${path} <==\n`);
+          ctx.out(
+            readLastLines(path, count)
+              .map((line) => `${show(line)}\n`)
+              .join(''),
+          );
+        });
         return 0;
       }
-      const tail = spawn('tail', ['-n', String(count), '-F', path], {
-        stdio: ['ignore', 'inherit', 'inherit'],
+      const tail = spawn('tail', ['-n', String(count), '-F', ...files], {
+        stdio: ['ignore', 'pipe', 'inherit'],
         signal: ctx.signal,
       });
-      await new Promise<void>((resolve) => tail.on('close', () => resolve()));
+      tail.on('error', () => undefined);
+      for await (const line of createInterface({ input: tail.stdout })) ctx.out(`${show(line)}\n`);
       return 0;
     }
-    default:
-      throw new UsageError(`unknown action ${action}: expected install, uninstall, status or logs`);
   }
-}
-
-function defaultName(manager: ServiceManager): string {
-  return manager.kind === 'launchd' ? 'dev.tether.host' : 'tether';
 }
 
 const nameFlag = (name: string | undefined) => (name === undefined ? '' : ` --name ${name}`);

@@ -17,8 +17,13 @@ export interface ServiceSpec {
   programArguments: string[];
   /** The service's environment: PATH and TETHER_KEY_STORE, never a key. */
   environment: Record<string, string>;
-  /** Where the service's stdout and stderr go: `<dataDir>/logs/service.log`. */
+  /** Where the service's stdout and stderr go: {@link serviceOutputPath}. */
   outputPath: string;
+}
+
+/** The file the service manager appends the host's stdout and stderr to. */
+export function serviceOutputPath(dataDir: string): string {
+  return join(dataDir, 'logs', 'service.log');
 }
 
 /** The flags of `tether start` that `service install` takes and passes on. */
@@ -64,7 +69,7 @@ export function serviceSpec(
     dataDir: config.dataDir,
     programArguments: args,
     environment: { PATH: path, TETHER_KEY_STORE: config.keyStore },
-    outputPath: join(config.dataDir, 'logs', 'service.log'),
+    outputPath: serviceOutputPath(config.dataDir),
   };
 }
 
@@ -77,19 +82,38 @@ export interface ServiceState {
   loaded: boolean;
   running: boolean;
   pid: number | null;
-  /** The last exit status, or null when it never exited (or the manager does not say). */
+  /** How it last ended (`1`, `signal 9 (SIGKILL)`), or null when it never exited or ended well. */
   lastExit: string | null;
+  /** The manager's own words for a state other than running (`activating/auto-restart`, `spawn scheduled`). */
+  managerState: string | null;
+  /** What the user should know besides: the manager cannot be reached, linger is off. */
+  notes: string[];
+}
+
+/** What `uninstall` did: whether there was a service, and what it could not do. */
+interface Removal {
+  removed: boolean;
+  notes: string[];
 }
 
 /** A service manager: launchd on macOS, systemd's user instance on Linux. */
 export interface ServiceManager {
   /** `launchd` or `systemd`, for messages. */
-  readonly kind: string;
+  readonly kind: 'launchd' | 'systemd';
   /** The file `install` writes for `name`. */
   file(name: string): string;
-  /** Writes the definition (replacing one) and (re)starts the service. */
-  install(spec: ServiceSpec): Promise<void>;
-  /** Stops the service and removes its definition; false when it was not installed. */
-  uninstall(name: string): Promise<boolean>;
+  /**
+   * Writes the definition (replacing one) and (re)starts the service; resolves with notes
+   * for the user (systemd: how to keep it running without a login).
+   *
+   * @throws Error naming a path the definition cannot hold, or what the manager said.
+   */
+  install(spec: ServiceSpec): Promise<string[]>;
+  /** Stops the service and removes its definition, even when the manager cannot be reached. */
+  uninstall(name: string): Promise<Removal>;
+  /** Loads the installed definition if it is not, stops the service if it runs, starts it. */
+  restart(name: string): Promise<void>;
   status(name: string): Promise<ServiceState>;
+  /** The data directory the installed definition runs the host on; null when none is installed. */
+  installedDataDir(name: string): string | null;
 }

@@ -5,12 +5,13 @@
  * names its fix; the exit code says whether any check failed.
  */
 import { spawnSync } from 'node:child_process';
-import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { appendFileSync, chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { readAdminFile } from '../../host/server/index.js';
 import { runTether } from '../cli/run-cli.js';
 import { startHostProcess, type HostProcess } from '../support/host-process.js';
 import {
@@ -18,6 +19,7 @@ import {
   type ScriptedModelServer,
 } from '../support/scripted-model-server.js';
 import { tempDir, type TempDir } from '../support/temp-dir.js';
+import { writeFakeTools } from '../service/fake-tools.js';
 
 const Report = z.strictObject({
   ok: z.boolean(),
@@ -260,5 +262,46 @@ describe('tether doctor', () => {
     expect(https.fix).toContain(`start --https --data '${dataDir}'`);
     expect(check(report, 'host').status).toBe('fail');
     expect(check(report, 'host').fix).toContain(`start --data '${dataDir}'`);
+  });
+});
+
+describe('tether doctor on an installed service that cannot start', () => {
+  it('names the Tether host started outside the service that holds its data directory, and does not say reinstall', async () => {
+    using dir = tempDir('tether-doctor-service-');
+    const serviceHome = join(dir.path, 'home');
+    mkdirSync(serviceHome);
+    const fakes = writeFakeTools(dir.path);
+    const base = env({ TETHER_SERVICE_MANAGER: 'systemd', FAKE_DIR: fakes.env['FAKE_DIR'] ?? '' });
+    const serviceEnv = { ...base, PATH: `${fakes.bin}:${base['PATH'] ?? ''}` };
+    const port = new URL(host.url).port;
+    const install = ['service', 'install', '--data', host.dataDir, '--port', port];
+    expect((await runTether(install, serviceHome, serviceEnv)).code).toBe(0);
+    // What the service's own start prints while `tether start` (this test's host) runs,
+    // appended to its output file as systemd does; systemd restarts it, again and again.
+    fakes.setJob('crashed');
+    const start = await runTether(
+      ['start', '--data', host.dataDir, '--port', port],
+      serviceHome,
+      {},
+    );
+    expect(start.code).not.toBe(0);
+    expect(start.stderr).toContain('another Tether host is running on the data directory');
+    appendFileSync(join(host.dataDir, 'logs', 'service.log'), `${start.stdout}${start.stderr}`);
+
+    const result = await runTether(
+      ['doctor', '--data', host.dataDir, '--json'],
+      serviceHome,
+      serviceEnv,
+    );
+    const service = check(Report.parse(JSON.parse(result.stdout)), 'service');
+    const pid = readAdminFile(host.dataDir)?.pid;
+    expect(pid).toBeGreaterThan(0);
+    expect(service.status).toBe('fail');
+    expect(service.detail).toBe(
+      `installed but not running (last exit 1): the data directory ${host.dataDir} is in use by a Tether host started outside the service (pid ${pid})`,
+    );
+    expect(service.fix).toContain(`kill ${pid}`);
+    expect(service.fix).toContain('service restart');
+    expect(service.fix).not.toContain('install');
   });
 });
