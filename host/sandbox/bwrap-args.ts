@@ -49,6 +49,7 @@ export function bwrapCommand(
   argv: readonly string[],
   cwd: string,
   replacedFiles: readonly string[],
+  seccompFile: string | null,
 ): WrappedCommand {
   const args: string[] = [
     '--die-with-parent',
@@ -102,8 +103,11 @@ export function bwrapCommand(
   }
   // The root bubblewrap built the rest on is a tmpfs: read-only, so a write to a folder
   // that is not shown fails instead of vanishing.
-  args.push('--remount-ro', '/', '--chdir', cwd, '--', ...argv);
-  return { file: program, args };
+  args.push('--remount-ro', '/');
+  // The kernel keyring is shared with the login session: its calls are refused (fd 3).
+  if (seccompFile !== null) args.push('--seccomp', '3');
+  args.push('--chdir', cwd, '--', ...argv);
+  return { file: program, args, ...(seccompFile === null ? {} : { fd3: seccompFile }) };
 }
 
 function rootEntries(): Dirent[] {

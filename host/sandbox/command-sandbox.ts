@@ -20,6 +20,7 @@ import { bwrapCommand } from './bwrap-args.js';
 import { withoutCredentials } from './git-config-credentials.js';
 import { seatbeltCommand } from './seatbelt-profile.js';
 import { gitConfigTargets } from './git-config-targets.js';
+import { keyringFilter } from './keyring-filter.js';
 import {
   changedSecrets,
   GIT_CODE_ENTRIES,
@@ -148,6 +149,10 @@ export class Sandbox {
       writeFileSync(source, file.content, { mode: 0o400 });
       return source;
     });
+    const filter = status.kind === 'bwrap' ? keyringFilter(process.arch) : null;
+    const seccompFile = filter === null ? null : path.join(callDir, 'keyring.bpf');
+    if (seccompFile !== null && filter !== null)
+      writeFileSync(seccompFile, filter, { mode: 0o400 });
     const plan: SandboxPlan = {
       workspace,
       writable,
@@ -175,7 +180,7 @@ export class Sandbox {
       capped: before.capped,
       wrap: (argv, cwd) =>
         status.kind === 'bwrap'
-          ? bwrapCommand(status.program, plan, argv, cwd, replacedFiles)
+          ? bwrapCommand(status.program, plan, argv, cwd, replacedFiles, seccompFile)
           : seatbeltCommand(plan, argv),
       finish: () => {
         if (finished) return { changed: [], removed: [] };

@@ -87,6 +87,8 @@ export interface SandboxPlan {
 export interface WrappedCommand {
   file: string;
   args: string[];
+  /** A file the program must find open as its descriptor 3 (bubblewrap's seccomp filter). */
+  fd3?: string;
 }
 
 /** Which sandbox this machine has, or why none can run. */

@@ -13,7 +13,7 @@
  */
 import { spawn } from 'node:child_process';
 import type { ChildProcessByStdio } from 'node:child_process';
-import { constants } from 'node:fs';
+import { closeSync, constants, openSync } from 'node:fs';
 import { open, stat } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
@@ -146,34 +146,33 @@ export function createRunCommandTool(options: RunCommandOptions): ToolDefinition
     const argv = commandArgv(input.command, ctx.unattended === true);
     const sandboxed = prepared !== null;
     const started = performance.now();
-    const started_ =
+    const launch =
       prepared === null
         ? { file: argv[0] ?? '', args: argv.slice(1) }
         : prepared.wrap(argv, cwd.path);
     let child: ChildProcessByStdio<null, Readable, Readable>;
+    let fd3: number | null = null;
     try {
-      child = spawn(started_.file, started_.args, {
+      if (launch.fd3 !== undefined) fd3 = openSync(launch.fd3, 'r');
+      child = spawn(launch.file, launch.args, {
         cwd: cwd.path,
         env,
         // Its own group (and session): one signal to -pgid reaches every descendant.
         detached: true,
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
+        stdio: ['ignore', 'pipe', 'pipe', ...(fd3 === null ? [] : [fd3])],
+      }) as ChildProcessByStdio<null, Readable, Readable>;
     } catch (error) {
+      if (fd3 !== null) closeSync(fd3);
       await capture.finish();
-      return failedResult(
-        'spawn_failed',
-        `cannot start ${started_.file}: ${expectErrnoCode(error)}`,
-      );
+      return failedResult('spawn_failed', `cannot start ${launch.file}: ${expectErrnoCode(error)}`);
     }
+    // The child has its own copy now.
+    if (fd3 !== null) closeSync(fd3);
     const pgid = child.pid;
     if (pgid === undefined) {
       const error = await new Promise<Error>((resolve) => child.once('error', resolve));
       await capture.finish();
-      return failedResult(
-        'spawn_failed',
-        `cannot start ${started_.file}: ${expectErrnoCode(error)}`,
-      );
+      return failedResult('spawn_failed', `cannot start ${launch.file}: ${expectErrnoCode(error)}`);
     }
     try {
       ctx.onProcessGroup?.(pgid);

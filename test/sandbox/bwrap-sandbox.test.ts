@@ -269,6 +269,17 @@ describe.skipIf(!bwrap)(
       }
     });
 
+    it.skipIf(process.arch !== 'x64' || !existsSync('/usr/bin/python3'))(
+      "cannot reach the login session's kernel keyring (x86-64 syscall numbers)",
+      async () => {
+        const keyctl =
+          '/usr/bin/python3 -c "import ctypes,os; libc=ctypes.CDLL(None,use_errno=True); ' +
+          "r=libc.syscall(250,0,-3,0); print('keyctl', r, os.strerror(ctypes.get_errno()))\"";
+        const result = await runIn(ws, keyctl);
+        expect(result.content).toContain('keyctl -1 Operation not permitted');
+      },
+    );
+
     it('past the walk cap, the repository is still looked at first', async () => {
       const repo = repository('capped');
       mkdirSync(path.join(repo, '+big'));
