@@ -41,7 +41,8 @@ const EMPTIED_FOLDERS: readonly string[] = ['/tmp', '/var/tmp', '/run'];
 /**
  * bubblewrap's command line for `argv` under `plan`, in `cwd`. `replacedFiles` names, for
  * each of `plan.replaced`, a file on the host holding its content (bubblewrap binds files,
- * not strings).
+ * not strings); `seccompFile` the seccomp filter the command gets as its descriptor 3
+ * (keyring-filter.ts), or null for none.
  */
 export function bwrapCommand(
   program: string,

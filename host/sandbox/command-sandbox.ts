@@ -64,7 +64,10 @@ const HOME_TOOLCHAINS: readonly string[] = [
   '.config/git/ignore',
 ];
 
-/** Entries the walk for secrets looks at before it gives up (then an unattended call asks). */
+/**
+ * Entries the walk for secrets looks at before it gives up (then an unattended call fails,
+ * and an approved one says secrets past it were not hidden).
+ */
 const DEFAULT_MAX_ENTRIES = 100_000;
 
 /** What the sandbox hides: the policy's secret set, the host's own files. */
@@ -150,9 +153,11 @@ export class Sandbox {
       return source;
     });
     const filter = status.kind === 'bwrap' ? keyringFilter(process.arch) : null;
-    const seccompFile = filter === null ? null : path.join(callDir, 'keyring.bpf');
-    if (seccompFile !== null && filter !== null)
+    let seccompFile: string | null = null;
+    if (filter !== null) {
+      seccompFile = path.join(callDir, 'keyring.bpf');
       writeFileSync(seccompFile, filter, { mode: 0o400 });
+    }
     const plan: SandboxPlan = {
       workspace,
       writable,
@@ -161,7 +166,7 @@ export class Sandbox {
         ...new Set([
           ...before.gitCode,
           ...configTargets(before.gitCode, writable),
-          ...(status.kind === 'seatbelt' ? gitCodeOf(writable) : []),
+          ...(status.kind === 'seatbelt' ? gitCodeOf(writable, before.gitDirs) : []),
         ]),
       ],
       pinned: before.gitDirs.filter((gitDir) =>
@@ -220,14 +225,16 @@ function emptiedHome(home: string, writable: readonly string[]): SandboxPlan['ho
 }
 
 /**
- * The `.git` internals of each writable folder's own repository, whether they exist or
- * not: Seatbelt denies a path that does not exist yet, so a command cannot create hooks
- * in a repository that has none (bubblewrap can bind only what exists; the host's walk
- * after the call finds those).
+ * What makes git run code or look elsewhere in each git folder found and in each
+ * writable folder's own `.git`, whether it exists or not: Seatbelt denies a path that
+ * does not exist yet, so a command can neither create hooks in a repository that has
+ * none nor add a `commondir` (bubblewrap can bind only what exists; the host's walk after
+ * the call finds and removes those).
  */
-function gitCodeOf(writable: readonly string[]): string[] {
-  return writable.flatMap((folder) =>
-    GIT_CODE_ENTRIES.map((name) => path.join(folder, '.git', name)),
+function gitCodeOf(writable: readonly string[], gitDirs: readonly string[]): string[] {
+  const folders = [...gitDirs, ...writable.map((folder) => path.join(folder, '.git'))];
+  return folders.flatMap((gitDir) =>
+    [...GIT_CODE_ENTRIES, ...GIT_REDIRECT_ENTRIES].map((name) => path.join(gitDir, name)),
   );
 }
 
