@@ -67,6 +67,7 @@ export interface StoredRun extends Run {
   idleAt: number | null;
 }
 
+const RunInput = z.looseObject({ text: z.string() });
 const ModelToolCalls = z.array(
   z.object({ id: z.string(), name: z.string(), arguments: z.string() }),
 );
@@ -86,7 +87,7 @@ function toRun(row: RunRow): StoredRun {
     id: row.id,
     sessionId: row.session_id,
     state: row.state,
-    input: readJsonColumn(z.looseObject({ text: z.string() }), row.input_json, 'run input'),
+    input: readJsonColumn(RunInput, row.input_json, 'run input'),
     model: row.model,
     createdAt: row.created_at,
     startedAt: row.started_at,
