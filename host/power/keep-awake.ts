@@ -12,7 +12,7 @@ const ACTIVE: RunState[] = ['queued', 'running', 'waiting_for_approval', 'cancel
 const HOUR_MS = 3_600_000;
 
 export interface KeepAwakeOptions {
-  runtime: Pick<Runtime, 'onCommit' | 'listRuns'>;
+  runtime: Pick<Runtime, 'onCommit' | 'listRuns' | 'runStateChanges'>;
   policy: KeepAwake;
   platform: NodeJS.Platform;
   log: Logger;
@@ -45,10 +45,12 @@ export function keepAwake(options: KeepAwakeOptions): KeepAwakeHandle {
   let timer: NodeJS.Timeout | null = null;
   let scheduled = false;
   let stopped = false;
+  let checkedChanges = -1;
 
   const check = (): void => {
     scheduled = false;
     if (stopped) return;
+    checkedChanges = runtime.runStateChanges;
     const runs = runtime.listRuns({ states: ACTIVE, limit: 100 }).runs;
     const at = now();
     const seen = new Set<string>();
@@ -91,8 +93,10 @@ export function keepAwake(options: KeepAwakeOptions): KeepAwakeHandle {
       log.info('no run needs the machine awake: sleep allowed again');
     }
   };
+  // Most commits (a model request, a tool's output) change no run's state: they cost a
+  // number compared, not a query.
   const unsubscribe = runtime.onCommit(() => {
-    if (scheduled) return;
+    if (scheduled || runtime.runStateChanges === checkedChanges) return;
     scheduled = true;
     setImmediate(check);
   });

@@ -148,6 +148,10 @@ export class PushDispatcher {
   /** Reads events after the cursor, makes their pushes and moves the cursor, in one commit each page. */
   private scan(): void {
     if (!this.running) return;
+    // Nobody subscribed: nothing to make and, as every unsubscribe cancels its device's
+    // pending pushes, nothing to send. No transaction; the first subscription moves the
+    // cursor past what this leaves.
+    if (this.guard(() => this.store.push.hasSubscriptions()) !== true) return;
     let made = 0;
     for (;;) {
       const page = this.guard(() =>

@@ -340,6 +340,11 @@ export class Runtime {
     return this.store.subscribe(listener);
   }
 
+  /** Grows whenever a run is created or changes state: unchanged, no run's state changed. */
+  get runStateChanges(): number {
+    return this.store.runs.stateChanges;
+  }
+
   /** The session `runId` belongs to; null for a run this host does not know. */
   sessionOfRun(runId: string): string | null {
     return this.store.runs.getRun(runId)?.sessionId ?? null;

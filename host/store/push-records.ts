@@ -133,8 +133,18 @@ export class PushRecords {
     this.prepare = cachedPrepare(db);
   }
 
-  /** Stores the device's subscription, replacing its last one, and clears its last error. */
+  /**
+   * Stores the device's subscription, replacing its last one, and clears its last error.
+   * The first subscription moves the cursor to the newest event: what was committed while
+   * nobody subscribed is no one's push (the dispatcher does not read it).
+   */
   subscribe(subscription: StoredPushSubscription): void {
+    if (!this.hasSubscriptions()) {
+      this.prepare(
+        `INSERT INTO push_cursor (id, seq) VALUES (1, (SELECT COALESCE(MAX(seq), 0) FROM events))
+           ON CONFLICT (id) DO UPDATE SET seq = excluded.seq`,
+      ).run();
+    }
     this.prepare(
       `INSERT INTO push_subscriptions (device_id, endpoint, p256dh, auth, expiration_time, kinds_json, created_at)
          VALUES (?, ?, ?, ?, ?, ?, ?)
@@ -183,6 +193,16 @@ export class PushRecords {
          WHERE d.revoked_at IS NULL ORDER BY s.device_id`,
     ).all() as SubscriptionRow[];
     return rows.map(toSubscription);
+  }
+
+  /** Whether a device that is not revoked has a subscription. */
+  hasSubscriptions(): boolean {
+    return (
+      this.prepare(
+        `SELECT 1 FROM push_subscriptions s JOIN devices d ON d.device_id = s.device_id
+           WHERE d.revoked_at IS NULL LIMIT 1`,
+      ).get() !== undefined
+    );
   }
 
   /** Every device's push state, by deviceId. */

@@ -123,6 +123,7 @@ export interface PageCursor {
 
 export class SessionsAndRuns {
   private readonly prepare: (sql: string) => Statement;
+  private runStateChanges = 0;
 
   /** `secrets`: masked in every run error before it is stored. */
   constructor(
@@ -168,7 +169,16 @@ export class SessionsAndRuns {
     return rows.map(toSession);
   }
 
+  /**
+   * How many times a run was inserted or changed state through this store (rolled-back
+   * ones included): while it stays the same, so does every run's state.
+   */
+  get stateChanges(): number {
+    return this.runStateChanges;
+  }
+
   insertRun(run: StoredRun): void {
+    this.runStateChanges++;
     this.prepare(
       `INSERT INTO runs (id, session_id, state, input_json, model, created_at, started_at,
            finished_at, continues_run_id, error_json, command_id, created_by, idle_at)
@@ -203,6 +213,7 @@ export class SessionsAndRuns {
     const run = this.getRun(id);
     if (run === undefined) throw new Error(`no run ${id}`);
     const next = { ...run, ...change };
+    if (next.state !== run.state) this.runStateChanges++;
     this.prepare(
       'UPDATE runs SET state = ?, started_at = ?, finished_at = ?, error_json = ?, idle_at = ? WHERE id = ?',
     ).run(

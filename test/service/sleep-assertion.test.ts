@@ -74,7 +74,7 @@ describe.skipIf(!existsSync('/proc/self/stat'))('the sleep assertion', () => {
       const { keepAwake } = await import(${JSON.stringify(power)});
       const runs = [{ id: 'run_1', state: 'running' }];
       keepAwake({
-        runtime: { onCommit: () => () => {}, listRuns: () => ({ runs }) },
+        runtime: { onCommit: () => () => {}, listRuns: () => ({ runs }), runStateChanges: 1 },
         policy: 'runs', platform: 'darwin',
         log: { info() {}, warn() {}, error() {}, debug() {} },
       });
@@ -100,6 +100,48 @@ describe.skipIf(!existsSync('/proc/self/stat'))('the sleep assertion', () => {
     );
   });
 
+  it('looks at the runs after a commit only when a run changed state (issue 26)', async () => {
+    await using temp = tempDir('tether-keep-awake-lists-');
+    const fake = fakes(temp.path);
+    process.env['PATH'] = `${fake.bin}:${originalPath ?? ''}`;
+    process.env['FAKE_DIR'] = fake.state;
+    let runStateChanges = 1;
+    let lists = 0;
+    let commit = (): void => undefined;
+    const handle = keepAwake({
+      runtime: {
+        onCommit: (listener) => {
+          commit = () => listener([]);
+          return () => undefined;
+        },
+        listRuns: () => {
+          lists++;
+          return { runs: [{ id: 'run_1', state: 'running' } as Run] };
+        },
+        get runStateChanges() {
+          return runStateChanges;
+        },
+      },
+      policy: 'runs',
+      platform: 'linux',
+      log: silent(),
+    });
+    try {
+      expect(lists).toBe(1);
+      commit();
+      commit();
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(lists).toBe(1);
+      runStateChanges++;
+      commit();
+      commit();
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(lists).toBe(2);
+    } finally {
+      handle.stop();
+    }
+  });
+
   it('with keepAwake in hours, lets a long wait for approval sleep', async () => {
     await using temp = tempDir('tether-keep-awake-hours-');
     const fake = fakes(temp.path);
@@ -107,6 +149,11 @@ describe.skipIf(!existsSync('/proc/self/stat'))('the sleep assertion', () => {
     process.env['FAKE_DIR'] = fake.state;
     let now = 1_000_000;
     let runs: Pick<Run, 'id' | 'state'>[] = [{ id: 'run_1', state: 'running' }];
+    let runStateChanges = 1;
+    const setRuns = (next: Pick<Run, 'id' | 'state'>[]) => {
+      runs = next;
+      runStateChanges++;
+    };
     let commit = (): void => undefined;
     const handle = keepAwake({
       runtime: {
@@ -115,6 +162,9 @@ describe.skipIf(!existsSync('/proc/self/stat'))('the sleep assertion', () => {
           return () => undefined;
         },
         listRuns: () => ({ runs: runs as Run[] }),
+        get runStateChanges() {
+          return runStateChanges;
+        },
       },
       policy: 2,
       platform: 'linux',
@@ -128,7 +178,7 @@ describe.skipIf(!existsSync('/proc/self/stat'))('the sleep assertion', () => {
         (l) => l.length === 1,
       );
       const pid = Number(line![0]);
-      runs = [{ id: 'run_1', state: 'waiting_for_approval' }];
+      setRuns([{ id: 'run_1', state: 'waiting_for_approval' }]);
       commit();
       // The commit's look at the runs comes on the next turn: the wait is counted from it.
       await new Promise((resolve) => setImmediate(resolve));
@@ -143,7 +193,7 @@ describe.skipIf(!existsSync('/proc/self/stat'))('the sleep assertion', () => {
         (a) => !a,
       );
       // A new active run holds it again.
-      runs = [...runs, { id: 'run_2', state: 'queued' }];
+      setRuns([...runs, { id: 'run_2', state: 'queued' }]);
       handle.check();
       await until(
         'a new assertion',
