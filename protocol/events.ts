@@ -3,7 +3,7 @@
  */
 import { z } from 'zod/mini';
 import { Digest, JsonObject, Millis, OpaqueId, PeerId, Seq } from './primitives.js';
-import { AllowedBy, ApprovalPreview } from './records.js';
+import { AllowedBy, ApprovalPreview, ToolAccessKind } from './records.js';
 
 const ToolFinishedStatus = z.enum(['succeeded', 'failed', 'cancelled', 'unknown']);
 const RunFinishedState = z.enum(['succeeded', 'failed', 'cancelled', 'interrupted']);
@@ -39,7 +39,12 @@ const EVENT_PAYLOADS = {
     finishReason: z.string(),
     usage: z.optional(JsonObject),
   }),
-  'tool.proposed': z.looseObject({ name: z.string(), input: z.unknown(), inputDigest: Digest }),
+  'tool.proposed': z.looseObject({
+    name: z.string(),
+    input: z.unknown(),
+    inputDigest: Digest,
+    access: z.optional(ToolAccessKind),
+  }),
   'tool.approval_requested': z.looseObject({
     approvalId: OpaqueId,
     name: z.string(),

@@ -71,6 +71,7 @@ export {
   RuleProposal,
   RunInput,
   Session,
+  ToolAccessKind,
   ToolCall,
 } from './records.js';
 export { sandboxScopeLine } from './sandbox-scope.js';

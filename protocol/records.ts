@@ -52,11 +52,20 @@ export const AllowedBy = z.looseObject({
 });
 export type AllowedBy = z.infer<typeof AllowedBy>;
 
+/**
+ * What a tool call touches, as its tool declares it (docs/protocol.md §10): a file or folder
+ * it reads, a file it writes, a command, or opaque (an MCP server's tool). Remotes list
+ * changes by it rather than by tool names; hosts before it send none.
+ */
+export const ToolAccessKind = z.enum(['read', 'write', 'command', 'opaque']);
+export type ToolAccessKind = z.infer<typeof ToolAccessKind>;
+
 export const ToolCall = z.looseObject({
   id: OpaqueId,
   runId: OpaqueId,
   name: z.string(),
   input: z.unknown(),
+  access: z.optional(ToolAccessKind),
   inputDigest: Digest,
   state: ToolCallState,
   startedAt: z.nullable(Millis),

@@ -1,7 +1,15 @@
 /**
  * Stored rows → protocol records: what leaves the host carries no host-only fields.
  */
-import type { Artifact, Device, DevicePush, Message, Run, ToolCall } from '../../protocol/index.js';
+import type {
+  Artifact,
+  Device,
+  DevicePush,
+  Message,
+  Run,
+  ToolAccessKind,
+  ToolCall,
+} from '../../protocol/index.js';
 import type {
   StoredArtifact,
   StoredDevice,
@@ -43,12 +51,14 @@ export function summaryRecord(
   };
 }
 
-export function toolCallRecord(call: StoredToolCall): ToolCall {
+/** A stored call as the wire has it, with what its tool declares it touches, when known. */
+export function toolCallRecord(call: StoredToolCall, access: ToolAccessKind | undefined): ToolCall {
   return {
     id: call.id,
     runId: call.runId,
     name: call.name,
     input: call.input,
+    ...(access === undefined ? {} : { access }),
     inputDigest: call.inputDigest,
     state: call.state,
     startedAt: call.startedAt,

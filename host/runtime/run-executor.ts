@@ -262,7 +262,12 @@ export class RunExecutor {
           sessionId: run.sessionId,
           runId: run.id,
           toolCallId: call.id,
-          payload: { name: call.name, input, inputDigest: call.inputDigest },
+          payload: {
+            name: call.name,
+            input,
+            inputDigest: call.inputDigest,
+            ...(tool !== undefined && parsed.ok ? { access: tool.access(parsed.input).kind } : {}),
+          },
         });
         if (!parsed.ok) {
           const error = { code: 'invalid_input', message: parsed.message };

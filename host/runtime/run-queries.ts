@@ -6,6 +6,7 @@ import {
   type OpArgs,
   type OpResult,
   type RunGetResult,
+  type ToolAccessKind,
   type UnscopedSnapshot,
 } from '../../protocol/index.js';
 import { readFilePage, type PageCursor, type Store, type StoredToolCall } from '../store/index.js';
@@ -56,7 +57,9 @@ export class RunQueries {
       return {
         run: runRecord(run),
         messages: store.runs.listMessages(runId).map(messageRecord),
-        toolCalls: store.tools.listToolCalls(runId).map(toolCallRecord),
+        toolCalls: store.tools
+          .listToolCalls(runId)
+          .map((call) => toolCallRecord(call, this.accessOf(call))),
         approvals: store.tools.listApprovals({ runId }),
         artifacts: store.tools.listArtifacts(runId).map(artifactRecord),
         summaries: store.summaries.listOfRun(runId).map(summaryRecord),
@@ -73,22 +76,24 @@ export class RunQueries {
       if (store.runs.getRun(runId) === undefined) {
         throw new TetherError('not_found', `no run ${runId}`);
       }
-      // What each call touched, as its tool declares it: writes list as files, commands as
-      // commands; a call of a tool the host no longer has is left out.
-      const accessOf = (call: StoredToolCall) => {
-        const tool = this.tools.get(call.name);
-        const parsed = tool?.input.safeParse(call.input);
-        return tool !== undefined && parsed?.success === true
-          ? tool.access(parsed.data).kind
-          : undefined;
-      };
+      // Writes list as files, commands as commands; a call of a tool the host no longer
+      // has is left out.
       return runChanges(
         runId,
         store.tools.listToolCalls(runId),
         store.tools.listArtifacts(runId),
-        accessOf,
+        (call) => this.accessOf(call),
       );
     });
+  }
+
+  /** What a stored call touches, as its tool declares it; undefined for a tool gone since. */
+  private accessOf(call: StoredToolCall): ToolAccessKind | undefined {
+    const tool = this.tools.get(call.name);
+    const parsed = tool?.input.safeParse(call.input);
+    return tool !== undefined && parsed?.success === true
+      ? tool.access(parsed.data).kind
+      : undefined;
   }
 
   /** Tokens of the run and of its whole session, with a cost where prices are configured. */

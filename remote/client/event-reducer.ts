@@ -48,13 +48,14 @@ export function applyEvent(draft: StateDraft, event: Event): void {
     case 'tool.proposed': {
       const callId = event.toolCallId;
       if (callId === null || runId === null) return;
-      const { name, input, inputDigest } = event.payload;
+      const { name, input, inputDigest, access } = event.payload;
       const proposed: ToolCall = {
         id: callId,
         runId,
         name,
         input,
         inputDigest,
+        ...(access === undefined ? {} : { access }),
         state: 'proposed',
         startedAt: null,
         finishedAt: null,

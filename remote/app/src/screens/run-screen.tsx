@@ -171,9 +171,20 @@ function RunView({ host, run }: { host: HostView; run: Run }) {
  * Whether the Changes screen lists the call (host/runtime/run-changes.ts): a command once
  * started; a write that succeeded or may have written (a failed one wrote nothing).
  */
+/**
+ * A call the changes view lists: a command that started, or a write that did or may have
+ * happened, by what its tool declares (`access`); by name for a host before `access`.
+ */
 function isChange(call: ToolCall): boolean {
-  if (call.name === 'run_command') return call.startedAt !== null;
-  if (call.name !== 'write_file' && call.name !== 'edit_file') return false;
+  const access =
+    call.access ??
+    (call.name === 'run_command'
+      ? 'command'
+      : call.name === 'write_file' || call.name === 'edit_file'
+        ? 'write'
+        : undefined);
+  if (access === 'command') return call.startedAt !== null;
+  if (access !== 'write') return false;
   return call.state === 'succeeded' || call.state === 'running' || call.state === 'unknown';
 }
 
