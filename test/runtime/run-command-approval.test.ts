@@ -111,6 +111,12 @@ describe('run_command through policy and approval', () => {
     const call = harness.runtime.getRun(runId).toolCalls[0]!;
     expect(call.state).toBe('failed');
     expect(call.result).toMatchObject({ exitCode: 3 });
+    // What the tool declares it touches, for remotes that list changes by it.
+    expect(call.access).toBe('command');
+    const proposed = harness.events.find(
+      (e) => e.type === 'tool.proposed' && e.toolCallId === call.id,
+    );
+    expect(proposed?.payload).toMatchObject({ name: 'run_command', access: 'command' });
     expect(harness.runtime.readOutput({ toolCallId: call.id, offset: 0, limit: 1000 }).text).toBe(
       'one\ntwo\n',
     );
