@@ -6,6 +6,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { homedir } from 'node:os';
 import type { Server } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -116,8 +117,8 @@ describe.skipIf(!bwrap)('commands in bubblewrap (needs bwrap; skipped without it
 
   it('cannot write outside the workspace, approved or not', async () => {
     // Beside the workspace, in the machine's /tmp: the sandbox has a /tmp of its own, so
-    // the file lands there and vanishes with it. Elsewhere (this checkout): refused.
-    const here = path.join(process.cwd(), `outside-${process.pid}`);
+    // the file lands there and vanishes with it. In a system folder: read-only.
+    const here = path.join('/etc', `tether-outside-${process.pid}`);
     for (const unattended of [true, false]) {
       await run({ command: `touch ${root}/outside` }, { unattended });
       expect(existsSync(path.join(root, 'outside'))).toBe(false);
@@ -255,8 +256,9 @@ describe.skipIf(!bwrap)(
     });
 
     it('shows nothing of the machine but its system folders: a project beside it, or its .env, is not there', async () => {
-      // Outside /tmp (which every sandbox empties): a folder next to this checkout.
-      const beside = path.join(process.cwd(), `.sandbox-probe-${process.pid}`);
+      // Outside /tmp (which every sandbox empties) and outside the sandbox's home folder:
+      // a project in this user's real home folder (a checkout may itself be under /tmp).
+      const beside = path.join(homedir(), `.tether-sandbox-probe-${process.pid}`);
       mkdirSync(beside, { recursive: true });
       writeFileSync(path.join(beside, '.env'), 'TOKEN=beside-secret\n');
       try {
