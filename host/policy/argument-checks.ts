@@ -30,7 +30,25 @@ export async function locate(ctx: PolicyContext, requested: string): Promise<Loc
   return { ok: false, reason: resolved.reason };
 }
 
+/** Where {@link withProtectedPaths} keeps the compiled paths on a context (copies keep it). */
+const COMPILED = Symbol('compiled protected paths');
+type CompiledContext = PolicyContext & { [COMPILED]?: Promise<ProtectedPaths> };
+
+/** The protected paths of `ctx`: compiled once per decision (withProtectedPaths), else now. */
 export function protectedPaths(ctx: PolicyContext): Promise<ProtectedPaths> {
+  return (ctx as CompiledContext)[COMPILED] ?? compile(ctx);
+}
+
+/**
+ * `ctx` carrying its protected paths compiled once: a decision asks for them several times
+ * (the call, its folder, the rule it may offer), and compiling resolves real paths.
+ */
+export function withProtectedPaths(ctx: PolicyContext): PolicyContext {
+  const compiled: CompiledContext = { ...ctx, [COMPILED]: compile(ctx) };
+  return compiled;
+}
+
+function compile(ctx: PolicyContext): Promise<ProtectedPaths> {
   return compileProtectedPaths(ctx.policy.protectedPaths, ctx.workspace, ctx.homedir, {
     hostPaths: ctx.hostPaths ?? [],
     allowSecretPaths: ctx.policy.allowSecretPaths,

@@ -9,6 +9,7 @@ import {
   extraArgumentProblem,
   locate,
   protectedPaths,
+  withProtectedPaths,
   type Located,
 } from './argument-checks.js';
 import { findRule, showRule } from './command-rules.js';
@@ -43,7 +44,11 @@ type CommandAccess = Extract<ToolAccess, { kind: 'command' }>;
  *    words naming no path outside or protected, and asks the rest; a call Tether cannot
  *    see into (opaque) asks.
  */
-export async function decidePolicy(call: PolicyCall, ctx: PolicyContext): Promise<PolicyDecision> {
+export async function decidePolicy(
+  call: PolicyCall,
+  given: PolicyContext,
+): Promise<PolicyDecision> {
+  const ctx = withProtectedPaths(given);
   const decision = await decideCall(call, ctx);
   if (decision.decision !== 'ask') return decision;
   return { ...decision, proposal: await offeredRule(call, ctx) };
