@@ -1,6 +1,7 @@
 /**
  * Keeping the machine awake while the host works: a sleep assertion while any run is
- * active or waits for approval (within `power.keepAwake`), released when none is.
+ * active or waits for approval (within `power.keepAwake`), released once none has been
+ * for {@link RELEASE_AFTER_MS}.
  */
 import type { KeepAwake } from '../config/index.js';
 import type { Logger } from '../log/index.js';
@@ -10,6 +11,11 @@ import { holdSleepAssertion, sleepTool, type SleepAssertion } from './sleep-asse
 
 const ACTIVE: RunState[] = ['queued', 'running', 'waiting_for_approval', 'cancelling'];
 const HOUR_MS = 3_600_000;
+/**
+ * How long the host stays idle before the assertion goes: runs back to back, or a reply
+ * sent soon after an answer, keep the one process instead of forking one per run.
+ */
+const RELEASE_AFTER_MS = 5_000;
 
 export interface KeepAwakeOptions {
   runtime: Pick<Runtime, 'onCommit' | 'listRuns' | 'runStateChanges'>;
@@ -17,6 +23,8 @@ export interface KeepAwakeOptions {
   platform: NodeJS.Platform;
   log: Logger;
   now?: () => number;
+  /** Idle this long before the assertion is released (default {@link RELEASE_AFTER_MS}). */
+  releaseAfterMs?: number;
 }
 
 /** What runs keep the machine awake; stop() releases everything. */
@@ -34,6 +42,7 @@ export interface KeepAwakeHandle {
 export function keepAwake(options: KeepAwakeOptions): KeepAwakeHandle {
   const { runtime, policy, log } = options;
   const now = options.now ?? Date.now;
+  const releaseAfterMs = options.releaseAfterMs ?? RELEASE_AFTER_MS;
   if (policy === 'never') return { check: () => undefined, stop: () => undefined };
   const tool = sleepTool(options.platform, process.env);
   if (tool === null) {
@@ -43,6 +52,7 @@ export function keepAwake(options: KeepAwakeOptions): KeepAwakeHandle {
   const waitingSince = new Map<string, number>();
   let held: SleepAssertion | null = null;
   let timer: NodeJS.Timeout | null = null;
+  let release: NodeJS.Timeout | null = null;
   let scheduled = false;
   let stopped = false;
   let checkedChanges = -1;
@@ -81,17 +91,25 @@ export function keepAwake(options: KeepAwakeOptions): KeepAwakeHandle {
       timer = setTimeout(check, Math.min(nextExpiry - at + 1, 2 ** 31 - 1));
       timer.unref();
     }
-    if (wanted && held === null) {
+    if (wanted) {
+      if (release !== null) clearTimeout(release);
+      release = null;
+      if (held !== null) return;
       held = holdSleepAssertion(tool, log);
       log.info('keeping the machine awake while runs work', {
         command: tool.command,
         pid: held.pid,
       });
-    } else if (!wanted && held !== null) {
-      held.release();
+      return;
+    }
+    if (held === null || release !== null) return;
+    release = setTimeout(() => {
+      release = null;
+      held?.release();
       held = null;
       log.info('no run needs the machine awake: sleep allowed again');
-    }
+    }, releaseAfterMs);
+    release.unref();
   };
   // Most commits (a model request, a tool's output) change no run's state: they cost a
   // number compared, not a query.
@@ -107,6 +125,7 @@ export function keepAwake(options: KeepAwakeOptions): KeepAwakeHandle {
       stopped = true;
       unsubscribe();
       if (timer !== null) clearTimeout(timer);
+      if (release !== null) clearTimeout(release);
       held?.release();
       held = null;
     },

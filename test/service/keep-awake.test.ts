@@ -1,8 +1,9 @@
 /**
  * Awake while it works: the real host with a fake `systemd-inhibit` on PATH (a script
  * that records its arguments and then runs the command it was given, as the real one
- * does). The assertion starts with a run, stays while its approval waits, ends with the
- * run, and dies with the host when the host is killed with SIGKILL.
+ * does). The assertion starts with a run, stays while its approval waits, ends once the
+ * host has been idle a few seconds after the run, and dies with the host when the host is
+ * killed with SIGKILL.
  */
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -107,7 +108,7 @@ describe.skipIf(!existsSync('/proc/self/stat'))('keep-awake on the real host', (
     expect(approved.code).toBe(0);
     expect((await first.waiting.exit).code).toBe(0);
     await until(
-      'the assertion to end with the run',
+      'the assertion to end a few seconds after the run',
       () => isAlive(held!.pid),
       (alive) => !alive,
     );

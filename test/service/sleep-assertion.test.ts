@@ -7,7 +7,7 @@
 import { spawn } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createLogger } from '../../host/log/index.js';
 import { keepAwake } from '../../host/power/index.js';
 import type { Run } from '../../protocol/index.js';
@@ -142,6 +142,59 @@ describe.skipIf(!existsSync('/proc/self/stat'))('the sleep assertion', () => {
     }
   });
 
+  it('keeps one assertion through an idle gap shorter than releaseAfterMs (issue 26)', async () => {
+    await using temp = tempDir('tether-keep-awake-linger-');
+    const fake = fakes(temp.path);
+    process.env['PATH'] = `${fake.bin}:${originalPath ?? ''}`;
+    process.env['FAKE_DIR'] = fake.state;
+    let runs: Pick<Run, 'id' | 'state'>[] = [{ id: 'run_1', state: 'running' }];
+    const logged: string[] = [];
+    const handle = keepAwake({
+      runtime: {
+        onCommit: () => () => undefined,
+        listRuns: () => ({ runs: runs as Run[] }),
+        runStateChanges: 1,
+      },
+      policy: 'runs',
+      platform: 'linux',
+      log: createLogger({ level: 'info', sink: { write: (line) => logged.push(line) } }),
+      releaseAfterMs: 5_000,
+    });
+    const said = (text: string) => logged.filter((line) => line.includes(text)).length;
+    try {
+      const [line] = await until(
+        'the assertion',
+        () => fake.lines('inhibit'),
+        (l) => l.length === 1,
+      );
+      const pid = Number(line![0]);
+      vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+      runs = [];
+      handle.check();
+      vi.advanceTimersByTime(4_999);
+      runs = [{ id: 'run_2', state: 'queued' }];
+      handle.check();
+      runs = [];
+      handle.check();
+      vi.advanceTimersByTime(4_999);
+      expect(said('keeping the machine awake')).toBe(1);
+      expect(said('sleep allowed again')).toBe(0);
+      expect(isAlive(pid)).toBe(true);
+      vi.advanceTimersByTime(1);
+      expect(said('sleep allowed again')).toBe(1);
+      vi.useRealTimers();
+      await until(
+        'the assertion to end after 5 s idle',
+        () => isAlive(pid),
+        (alive) => !alive,
+      );
+      expect(fake.lines('inhibit')).toHaveLength(1);
+    } finally {
+      vi.useRealTimers();
+      handle.stop();
+    }
+  });
+
   it('with keepAwake in hours, lets a long wait for approval sleep', async () => {
     await using temp = tempDir('tether-keep-awake-hours-');
     const fake = fakes(temp.path);
@@ -170,6 +223,7 @@ describe.skipIf(!existsSync('/proc/self/stat'))('the sleep assertion', () => {
       platform: 'linux',
       log: silent(),
       now: () => now,
+      releaseAfterMs: 0,
     });
     try {
       const [line] = await until(

@@ -1,0 +1,220 @@
+/**
+ * Host CPU per run (issue 26): two real hosts (`node bin/tether.js start`, each its own
+ * process and data directory), one with `power.keepAwake: "runs"` and a stand-in
+ * `systemd-inhibit` on PATH (a script that execs the command it was given, as the real
+ * one does, so the host forks what it would fork), one with `"never"`. A device paired
+ * with each submits one-turn runs to a zero-latency model in this process and waits for
+ * each `run.finished`:
+ *
+ * - back to back: 10 runs, each submitted when the last one finished;
+ * - one run alone, after the host had been idle.
+ *
+ * Each measure is the host's CPU (all its threads, /proc/<pid>/task/∗/schedstat, ns) from
+ * before the first submit until 6 s after the last run finished, so whatever the host
+ * does when it goes idle again (releasing the assertion) is counted; per run. Hosts take
+ * turns within each round; medians of rounds. Linux only.
+ *
+ *   npx tsc -p tsconfig.build.json && node dist/bench/run-cpu.js
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import {
+  chmodSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { z } from 'zod';
+import type { Event } from '../protocol/index.js';
+import { MemoryStorage } from '../remote/client/testing.js';
+import { nodeWebSocketFactory } from '../remote/client/node/index.js';
+import { TetherClient } from '../remote/client/index.js';
+import { connectRemote, type Remote } from './channel-host.js';
+import { startZeroLatencyModel } from './zero-latency-model.js';
+
+const ROUNDS = 5;
+const BURST = 10;
+/** Longer than any quiet period the host waits before it releases the assertion. */
+const SETTLE_MS = 6_000;
+const LISTENING = /listening on (http:\/\/127\.0\.0\.1:\d+)/;
+const AdminFile = z.object({ url: z.string(), token: z.string() });
+const OfferResult = z.looseObject({ link: z.string() });
+
+interface BenchHost {
+  label: string;
+  child: ChildProcess;
+  remote: Remote;
+  /** Resolves when the run's `run.finished` reached the device. */
+  finished(runId: string): Promise<void>;
+}
+
+/** ns on CPU of every thread of `pid`. */
+function cpuNs(pid: number): number {
+  let total = 0;
+  for (const task of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      total += Number(readFileSync(`/proc/${pid}/task/${task}/schedstat`, 'utf8').split(' ')[0]);
+    } catch {
+      // A thread that ended meanwhile.
+    }
+  }
+  return total;
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)]!;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const root = realpathSync(mkdtempSync(join(tmpdir(), 'tether-bench-run-cpu-')));
+const bin = join(root, 'bin');
+mkdirSync(bin);
+writeFileSync(
+  join(bin, 'systemd-inhibit'),
+  '#!/bin/sh\nwhile [ $# -gt 0 ]; do case "$1" in --*) shift ;; *) break ;; esac; done\nexec "$@"\n',
+);
+chmodSync(join(bin, 'systemd-inhibit'), 0o755);
+const model = await startZeroLatencyModel(0);
+const tether = new URL('../../bin/tether.js', import.meta.url).pathname;
+
+async function startBenchHost(label: string, keepAwake: 'runs' | 'never'): Promise<BenchHost> {
+  const home = join(root, label);
+  const workspace = join(home, 'workspace');
+  const dataDir = join(home, 'data');
+  mkdirSync(workspace, { recursive: true });
+  writeFileSync(join(home, 'config.json'), JSON.stringify({ power: { keepAwake } }), {
+    mode: 0o600,
+  });
+  const child = spawn(
+    process.execPath,
+    [
+      tether,
+      'start',
+      '--data',
+      dataDir,
+      '--port',
+      '0',
+      '--workspace',
+      workspace,
+      '--config',
+    ].concat(join(home, 'config.json')),
+    {
+      env: {
+        PATH: `${bin}:${process.env['PATH'] ?? ''}`,
+        HOME: home,
+        TETHER_KEY_STORE: 'file',
+        TETHER_LOG_LEVEL: 'warn',
+        TETHER_MODEL_BASE_URL: model.baseUrl,
+        TETHER_MODEL: 'bench',
+        TETHER_MODEL_API_KEY: 'sk-bench',
+      },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
+  let output = '';
+  await new Promise<void>((resolve, reject) => {
+    child.stdout.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      if (LISTENING.test(output)) resolve();
+    });
+    child.on('exit', (code) => reject(new Error(`${label} exited ${code}: ${output}`)));
+  });
+  const admin = AdminFile.parse(JSON.parse(readFileSync(join(dataDir, 'admin.json'), 'utf8')));
+  const offer = await fetch(`${admin.url}/admin/api/offers`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${admin.token}`, 'content-type': 'application/json' },
+    body: '{}',
+  });
+  const storage = new MemoryStorage();
+  const pairing = new TetherClient({ storage, socketFactory: nodeWebSocketFactory() });
+  const { hostId } = await pairing.pair(OfferResult.parse(await offer.json()).link, {
+    name: label,
+    platform: 'bench',
+  });
+  await pairing.close();
+  const remote = await connectRemote(storage, hostId);
+  const ended = new Set<string>();
+  const waiters = new Map<string, () => void>();
+  const subscription = remote.connection.subscribeEvents(
+    {},
+    {
+      onEvents: (events: readonly Event[]) => {
+        for (const event of events) {
+          if (event.type !== 'run.finished' || event.runId === null) continue;
+          ended.add(event.runId);
+          waiters.get(event.runId)?.();
+        }
+      },
+    },
+  );
+  await subscription.ready;
+  return {
+    label,
+    child,
+    remote,
+    finished: (runId) =>
+      ended.has(runId) ? Promise.resolve() : new Promise((resolve) => waiters.set(runId, resolve)),
+  };
+}
+
+/** Host CPU µs per run of `runs` back-to-back runs, counted until the host settled. */
+async function cpuPerRun(host: BenchHost, runs: number): Promise<number> {
+  const pid = host.child.pid!;
+  const before = cpuNs(pid);
+  for (let index = 0; index < runs; index++) {
+    const { runId } = await host.remote.connection.submit('run.submit', {
+      input: { text: 'Hi' },
+    });
+    await host.finished(runId);
+  }
+  await sleep(SETTLE_MS);
+  return (cpuNs(pid) - before) / 1000 / runs;
+}
+
+const hosts = [await startBenchHost('runs', 'runs'), await startBenchHost('never', 'never')];
+try {
+  // A first run each, so neither host's first-run costs (compiling, opening) count.
+  for (const host of hosts) await cpuPerRun(host, 1);
+  const burst = hosts.map((): number[] => []);
+  const alone = hosts.map((): number[] => []);
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const [at, host] of hosts.entries()) {
+      burst[at]!.push(await cpuPerRun(host, BURST));
+      alone[at]!.push(await cpuPerRun(host, 1));
+    }
+  }
+  console.log(
+    `host CPU per one-turn run, median of ${ROUNDS} rounds, counted until ${SETTLE_MS / 1000} s after the last run`,
+  );
+  console.log(`${'mode'.padEnd(44)} ${'wall µs'.padStart(10)} ${'CPU µs/run'.padStart(10)}`);
+  for (const [at, host] of hosts.entries()) {
+    for (const [what, values] of [
+      [`${BURST} back to back`, burst[at]!],
+      ['one run alone', alone[at]!],
+    ] as const) {
+      const label = `keepAwake ${host.label}, ${what}`;
+      console.log(
+        `${label.padEnd(44)} ${'-'.padStart(10)} ${median(values).toFixed(0).padStart(10)}`,
+      );
+    }
+  }
+  const share = (values: number[][]) =>
+    ((100 * (median(values[0]!) - median(values[1]!))) / median(values[0]!)).toFixed(0);
+  console.log(
+    `keep-awake's share of a run's host CPU: ${share(burst)} % back to back, ${share(alone)} % alone`,
+  );
+} finally {
+  for (const host of hosts) {
+    await host.remote.connection.close();
+    host.child.kill('SIGTERM');
+  }
+  await model.close();
+  await sleep(500);
+  rmSync(root, { recursive: true, force: true });
+}
