@@ -16,54 +16,25 @@
  *
  *   npx tsc -p tsconfig.build.json && node dist/bench/run-cpu.js
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import {
-  chmodSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  readdirSync,
-  realpathSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { z } from 'zod';
 import type { Event } from '../protocol/index.js';
-import { MemoryStorage } from '../remote/client/testing.js';
-import { nodeWebSocketFactory } from '../remote/client/node/index.js';
-import { TetherClient } from '../remote/client/index.js';
 import { connectRemote, type Remote } from './channel-host.js';
+import { hostCpuNs, startHostProcess, type HostProcess } from './host-process.js';
 import { startZeroLatencyModel } from './zero-latency-model.js';
 
 const ROUNDS = 5;
 const BURST = 10;
 /** Longer than any quiet period the host waits before it releases the assertion. */
 const SETTLE_MS = 6_000;
-const LISTENING = /listening on (http:\/\/127\.0\.0\.1:\d+)/;
-const AdminFile = z.object({ url: z.string(), token: z.string() });
-const OfferResult = z.looseObject({ link: z.string() });
 
 interface BenchHost {
   label: string;
-  child: ChildProcess;
+  process: HostProcess;
   remote: Remote;
   /** Resolves when the run's `run.finished` reached the device. */
   finished(runId: string): Promise<void>;
-}
-
-/** ns on CPU of every thread of `pid`. */
-function cpuNs(pid: number): number {
-  let total = 0;
-  for (const task of readdirSync(`/proc/${pid}/task`)) {
-    try {
-      total += Number(readFileSync(`/proc/${pid}/task/${task}/schedstat`, 'utf8').split(' ')[0]);
-    } catch {
-      // A thread that ended meanwhile.
-    }
-  }
-  return total;
 }
 
 function median(values: number[]): number {
@@ -81,64 +52,19 @@ writeFileSync(
 );
 chmodSync(join(bin, 'systemd-inhibit'), 0o755);
 const model = await startZeroLatencyModel(0);
-const tether = new URL('../../bin/tether.js', import.meta.url).pathname;
 
 async function startBenchHost(label: string, keepAwake: 'runs' | 'never'): Promise<BenchHost> {
-  const home = join(root, label);
-  const workspace = join(home, 'workspace');
-  const dataDir = join(home, 'data');
-  mkdirSync(workspace, { recursive: true });
-  writeFileSync(join(home, 'config.json'), JSON.stringify({ power: { keepAwake } }), {
-    mode: 0o600,
-  });
-  const child = spawn(
-    process.execPath,
-    [
-      tether,
-      'start',
-      '--data',
-      dataDir,
-      '--port',
-      '0',
-      '--workspace',
-      workspace,
-      '--config',
-    ].concat(join(home, 'config.json')),
-    {
-      env: {
-        PATH: `${bin}:${process.env['PATH'] ?? ''}`,
-        HOME: home,
-        TETHER_KEY_STORE: 'file',
-        TETHER_LOG_LEVEL: 'warn',
-        TETHER_MODEL_BASE_URL: model.baseUrl,
-        TETHER_MODEL: 'bench',
-        TETHER_MODEL_API_KEY: 'sk-bench',
-      },
-      stdio: ['ignore', 'pipe', 'inherit'],
+  const host = await startHostProcess({
+    home: join(root, label),
+    config: { power: { keepAwake } },
+    env: {
+      PATH: `${bin}:${process.env['PATH'] ?? ''}`,
+      TETHER_MODEL_BASE_URL: model.baseUrl,
+      TETHER_MODEL: 'bench',
+      TETHER_MODEL_API_KEY: 'sk-bench',
     },
-  );
-  let output = '';
-  await new Promise<void>((resolve, reject) => {
-    child.stdout.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-      if (LISTENING.test(output)) resolve();
-    });
-    child.on('exit', (code) => reject(new Error(`${label} exited ${code}: ${output}`)));
   });
-  const admin = AdminFile.parse(JSON.parse(readFileSync(join(dataDir, 'admin.json'), 'utf8')));
-  const offer = await fetch(`${admin.url}/admin/api/offers`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${admin.token}`, 'content-type': 'application/json' },
-    body: '{}',
-  });
-  const storage = new MemoryStorage();
-  const pairing = new TetherClient({ storage, socketFactory: nodeWebSocketFactory() });
-  const { hostId } = await pairing.pair(OfferResult.parse(await offer.json()).link, {
-    name: label,
-    platform: 'bench',
-  });
-  await pairing.close();
-  const remote = await connectRemote(storage, hostId);
+  const remote = await connectRemote(host.storage, host.hostId);
   const ended = new Set<string>();
   const waiters = new Map<string, () => void>();
   const subscription = remote.connection.subscribeEvents(
@@ -156,7 +82,7 @@ async function startBenchHost(label: string, keepAwake: 'runs' | 'never'): Promi
   await subscription.ready;
   return {
     label,
-    child,
+    process: host,
     remote,
     finished: (runId) =>
       ended.has(runId) ? Promise.resolve() : new Promise((resolve) => waiters.set(runId, resolve)),
@@ -165,8 +91,8 @@ async function startBenchHost(label: string, keepAwake: 'runs' | 'never'): Promi
 
 /** Host CPU µs per run of `runs` back-to-back runs, counted until the host settled. */
 async function cpuPerRun(host: BenchHost, runs: number): Promise<number> {
-  const pid = host.child.pid!;
-  const before = cpuNs(pid);
+  const { pid } = host.process;
+  const before = hostCpuNs(pid);
   for (let index = 0; index < runs; index++) {
     const { runId } = await host.remote.connection.submit('run.submit', {
       input: { text: 'Hi' },
@@ -174,7 +100,7 @@ async function cpuPerRun(host: BenchHost, runs: number): Promise<number> {
     await host.finished(runId);
   }
   await sleep(SETTLE_MS);
-  return (cpuNs(pid) - before) / 1000 / runs;
+  return (hostCpuNs(pid) - before) / 1000 / runs;
 }
 
 const hosts = [await startBenchHost('runs', 'runs'), await startBenchHost('never', 'never')];
@@ -212,9 +138,8 @@ try {
 } finally {
   for (const host of hosts) {
     await host.remote.connection.close();
-    host.child.kill('SIGTERM');
+    await host.process.stop();
   }
   await model.close();
-  await sleep(500);
   rmSync(root, { recursive: true, force: true });
 }

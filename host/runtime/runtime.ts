@@ -356,15 +356,11 @@ export class Runtime {
   }
 
   /**
-   * Records that `deviceId` was seen now. While commits fail this records nothing: last
-   * seen waits for a later visit, and reads are still served.
+   * Records that `deviceId` was seen now: at once for readers, on disk within seconds
+   * (Store.noteDeviceSeen), never waiting on the disk.
    */
   recordDeviceSeen(deviceId: string): void {
-    try {
-      this.store.write((tx) => this.store.devices.touch(deviceId, tx.at));
-    } catch (error) {
-      if (!isPersistenceFailed(error)) throw error;
-    }
+    this.store.noteDeviceSeen(deviceId);
   }
 
   /** Stores a new pairing offer (the admin page's QR code) until it is used or expires. */

@@ -252,13 +252,7 @@ export class Connection {
       state.sender.close();
       state.subscriptions.closeAll();
       state.cipher.close();
-      if (state.confirmed) {
-        try {
-          this.ctx.runtime.recordDeviceSeen(state.deviceId);
-        } catch (error) {
-          this.ctx.log.warn('could not record last seen', { error: String(error) });
-        }
-      }
+      if (state.confirmed) this.ctx.runtime.recordDeviceSeen(state.deviceId);
     }
     this.ctx.onClose(this);
   }

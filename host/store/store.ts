@@ -21,6 +21,7 @@ import { PushRecords } from './push-records.js';
 import {
   describeDiskFailure,
   isDiskFailure,
+  isPersistenceFailed,
   persistenceFailedError,
   type PersistenceListener,
   type PersistenceState,
@@ -65,6 +66,8 @@ export interface CommandInput {
   deviceId: string;
 }
 
+/** Longest a noted last-seen time waits in memory before it is written. */
+const SEEN_FLUSH_MS = 10_000;
 /** Bytes the commit probe writes (and removes in the same transaction): a few pages. */
 const PROBE_BYTES = 64 * 1024;
 
@@ -100,6 +103,7 @@ export class Store {
   private readonly pageLimit: PageLimitControl | null;
   private readonly fileGuard: DatabaseFileGuard;
   private readonly secrets: Redactor | null;
+  private seenFlush: NodeJS.Timeout | null = null;
 
   private constructor(
     readonly db: Db,
@@ -273,6 +277,21 @@ export class Store {
     return result;
   }
 
+  /**
+   * Notes that a device was seen now. Reads see it at once; it is written with every other
+   * note of the next {@link SEEN_FLUSH_MS}, in one commit, or at {@link close}. While
+   * commits fail the notes are dropped: last seen waits for a later visit.
+   */
+  noteDeviceSeen(deviceId: string): void {
+    this.devices.noteSeen(deviceId, this.now());
+    if (this.seenFlush !== null) return;
+    this.seenFlush = setTimeout(() => {
+      this.seenFlush = null;
+      this.writeDevicesSeen();
+    }, SEEN_FLUSH_MS);
+    this.seenFlush.unref();
+  }
+
   /** Hears every committed event, in seq order. Returns the unsubscribe function. */
   subscribe(listener: CommitListener): () => void {
     this.listeners.add(listener);
@@ -280,8 +299,23 @@ export class Store {
   }
 
   close(): void {
+    if (this.seenFlush !== null) clearTimeout(this.seenFlush);
+    this.seenFlush = null;
+    if (this.db.open) this.writeDevicesSeen();
     this.listeners.clear();
     if (this.db.open) this.db.close();
+  }
+
+  private writeDevicesSeen(): void {
+    const seen = this.devices.takeSeen();
+    if (seen.size === 0) return;
+    try {
+      this.write(() => {
+        for (const [deviceId, at] of seen) this.devices.touch(deviceId, at);
+      });
+    } catch (error) {
+      if (!isPersistenceFailed(error)) this.reportError(error);
+    }
   }
 
   private context(events: Event[]): WriteContext {

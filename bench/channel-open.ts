@@ -1,0 +1,77 @@
+/**
+ * A channel open as the host pays for it (issue 26): the real host in its own process
+ * (bench/host-process.ts), one paired device that opens a channel, asks `host.info` once
+ * and closes it, again and again. Prints, medians of rounds:
+ *
+ * - the first request's round trip on each new channel (the first frame that decrypts
+ *   confirms the channel: whatever the host does then, the request waits for);
+ * - connect (socket, hello, welcome) until that first answer;
+ * - the host's CPU per open (all its threads, /proc/<pid>/task/∗/schedstat), counted
+ *   until 11 s after the round's last close, so writes the host defers (last seen is
+ *   written within 10 s) are counted too, less the CPU of 11 s with nothing to do.
+ *
+ *   npx tsc -p tsconfig.build.json && node dist/bench/channel-open.js
+ */
+import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { connectRemote } from './channel-host.js';
+import { hostCpuNs, startHostProcess } from './host-process.js';
+
+const ROUNDS = 5;
+const OPENS = 20;
+const SETTLE_MS = 11_000;
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)]!;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const root = realpathSync(mkdtempSync(join(tmpdir(), 'tether-bench-channel-open-')));
+const host = await startHostProcess({ home: root, config: { power: { keepAwake: 'never' } } });
+
+/** One open: connect, one `host.info`, close. Returns [connect → answer, request → answer] ms. */
+async function open(): Promise<[number, number]> {
+  const start = performance.now();
+  const remote = await connectRemote(host.storage, host.hostId);
+  const asked = performance.now();
+  await remote.connection.request('host.info', {});
+  const answered = performance.now();
+  await remote.client.close();
+  return [answered - start, answered - asked];
+}
+
+try {
+  for (let index = 0; index < 5; index++) await open();
+  await sleep(SETTLE_MS);
+  const firstRequest: number[] = [];
+  const connectToAnswer: number[] = [];
+  const cpu: number[] = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    const before = hostCpuNs(host.pid);
+    for (let index = 0; index < OPENS; index++) {
+      const [whole, request] = await open();
+      connectToAnswer.push(whole);
+      firstRequest.push(request);
+    }
+    await sleep(SETTLE_MS);
+    const busy = hostCpuNs(host.pid) - before;
+    // The same time with nothing to do, taken off: timers, the GC.
+    const quiet = hostCpuNs(host.pid);
+    await sleep(SETTLE_MS);
+    cpu.push((busy - (hostCpuNs(host.pid) - quiet)) / 1000 / OPENS);
+  }
+  console.log(
+    `channel open, ${ROUNDS} rounds of ${OPENS} opens by one device, host in its own process`,
+  );
+  console.log(`${'measure'.padEnd(44)} ${'wall µs'.padStart(10)} ${'CPU µs'.padStart(10)}`);
+  const row = (label: string, wall: string, cpuUs: string) =>
+    console.log(`${label.padEnd(44)} ${wall.padStart(10)} ${cpuUs.padStart(10)}`);
+  row('first request on a new channel', (median(firstRequest) * 1000).toFixed(0), '-');
+  row('connect until the first answer', (median(connectToAnswer) * 1000).toFixed(0), '-');
+  row('host CPU per open (open, request, close)', '-', median(cpu).toFixed(0));
+} finally {
+  await host.stop();
+  rmSync(root, { recursive: true, force: true });
+}
