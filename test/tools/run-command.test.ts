@@ -391,8 +391,10 @@ describe('run_command stops its process group', () => {
   });
 
   it('ends background processes a command leaves running when it exits, with its sandbox', async () => {
+    // A duration of its own: the suite's other worker may be running a `sleep 300` now.
+    const sleep = `sleep 300.${process.pid}`;
     const { result, groups, elapsedMs } = await run({
-      command: 'setsid sh -c \'trap "" TERM; sleep 300\' & echo started',
+      command: `setsid sh -c 'trap "" TERM; ${sleep}' & echo started`,
     });
     expect(result).toMatchObject({
       status: 'succeeded',
@@ -404,7 +406,7 @@ describe('run_command stops its process group', () => {
     const running = await runningProcesses();
     expect(running.filter((p) => p.pgid === groups[0])).toEqual([]);
     const sleeping = execFileSync('ps', ['-eo', 'args']).toString();
-    expect(sleeping).not.toMatch(/^sleep 300$/m);
+    expect(sleeping.split('\n')).not.toContain(sleep);
   });
 });
 
