@@ -13,8 +13,8 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'nod
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { compileReadProtection, PolicyConfig, sandboxSecrets } from '../host/policy/index.js';
-import { detectSandbox, Sandbox } from '../host/sandbox/index.js';
+import { machineSandbox } from '../host/cli/machine-sandbox.js';
+import { compileReadProtection, PolicyConfig } from '../host/policy/index.js';
 import { createRunCommandTool, createSearchFilesTool } from '../host/tools/testing.js';
 import type { ToolContext } from '../host/tools/index.js';
 import type { ToolOutputSink } from '../host/tools/testing.js';
@@ -29,11 +29,13 @@ const MiB = 1024 * 1024;
 
 const workspace = realpathSync(mkdtempSync(join(tmpdir(), 'tether-bench-tools-')));
 // The machine's sandbox, as the host makes it (bench/sandbox.ts measures what it costs).
-const sandbox = new Sandbox(
-  detectSandbox({ platform: process.platform, searchPath: process.env['PATH'] ?? '' }),
-  (root) => sandboxSecrets(PolicyConfig.parse({}), root, homedir(), []),
-  homedir(),
-);
+const sandbox = machineSandbox({
+  policy: PolicyConfig.parse({}),
+  home: homedir(),
+  hostPaths: [],
+  platform: process.platform,
+  searchPath: process.env['PATH'] ?? '',
+});
 const tool = createRunCommandTool({ sandbox, graceMs: GRACE_MS });
 
 /** A context streaming into one output file; `pgid()` is the last group reported. */

@@ -4,7 +4,6 @@
  * (docs/protocol.md §9): harnesses wait for it.
  */
 import { randomBytes } from 'node:crypto';
-import { realpathSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { createServer as createHttpServer, type IncomingMessage, type Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
@@ -30,9 +29,7 @@ import {
 import { createLogger, Redactor, type Logger, type LogRotation } from '../log/index.js';
 import { createDemoModel, createModelAdapter, DEMO_MODEL_NAME } from '../model/index.js';
 import { McpServers, McpSettingsError, resolveMcpServers } from '../mcp/index.js';
-import { compileReadProtection, decidePolicy, sandboxSecrets } from '../policy/index.js';
-import { detectSandbox, Sandbox } from '../sandbox/index.js';
-import type { SecretSet } from '../sandbox/index.js';
+import { compileReadProtection, decidePolicy } from '../policy/index.js';
 import { keepAwake, watchForWake } from '../power/index.js';
 import { PushDispatcher } from '../push/index.js';
 import { Runtime, type RuntimeModel } from '../runtime/index.js';
@@ -67,6 +64,7 @@ import { loadOrCreateLocalTls, serverNames, type LocalTls } from '../tls/index.j
 import { ensureDemoWorkspace } from './demo-workspace.js';
 import { takeLogFormat, terminalLogSink } from './terminal-log.js';
 import { VERSION } from '../version.js';
+import { hostRealPaths, machineSandbox } from './machine-sandbox.js';
 import { defaultOrigin, printStartBanner } from './start-banner.js';
 
 export interface RunningHost {
@@ -244,25 +242,15 @@ async function startLocked(
     settings: config.push,
     log: (level, message, fields) => pushLog[level](message, fields),
   });
-  // Found once: whether commands can run contained, or why not (then every command asks).
-  const sandboxStatus = detectSandbox({
+  const hostPaths = hostRealPaths(config);
+  const sandbox = machineSandbox({
+    policy: config.policy,
+    home: homedir(),
+    hostPaths,
     platform: process.platform,
     searchPath: process.env['PATH'] ?? '',
   });
-  const hostPaths = hostRealPaths(config);
-  const secretsByWorkspace = new Map<string, Promise<SecretSet>>();
-  const sandbox = new Sandbox(
-    sandboxStatus,
-    (workspace) => {
-      let secrets = secretsByWorkspace.get(workspace);
-      if (secrets === undefined) {
-        secrets = sandboxSecrets(config.policy, workspace, homedir(), hostPaths);
-        secretsByWorkspace.set(workspace, secrets);
-      }
-      return secrets;
-    },
-    homedir(),
-  );
+  const sandboxStatus = sandbox.status;
   const mcpLog = log.child({ component: 'mcp' });
   const recorded = (change: () => void) => {
     try {
@@ -512,20 +500,4 @@ async function startLocked(
       return stopping;
     },
   };
-}
-
-/**
- * Real paths of the host's own data directory and config file: every tool and the
- * sandbox deny them, reads too, even inside a workspace.
- */
-function hostRealPaths(config: HostConfig): string[] {
-  return [config.dataDir, ...(config.configFile === null ? [] : [config.configFile])].map(
-    (named) => {
-      try {
-        return realpathSync(named);
-      } catch {
-        return named;
-      }
-    },
-  );
 }

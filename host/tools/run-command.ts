@@ -18,10 +18,10 @@ import { open, stat } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import { z } from 'zod';
-import type { PreparedSandbox, Sandbox, SandboxRequest } from '../sandbox/index.js';
+import type { PreparedSandbox, Sandbox } from '../sandbox/index.js';
 import { describeCommand } from './command-report.js';
 import type { CommandOutcome } from './command-report.js';
-import { commandWords } from './command-words.js';
+import { commandArgv, sandboxRequest } from './command-start.js';
 import { expectErrnoCode } from './expect-errno.js';
 import { formatBytes } from './format-bytes.js';
 import { EXCERPT_EDGE_BYTES, OutputCapture } from './output-capture.js';
@@ -32,7 +32,6 @@ import { defineTool } from './tool-input.js';
 import type { ToolContext, ToolDefinition, ToolResult } from './types.js';
 import { unattendedEnvironment } from './unattended-env.js';
 import { resolveToolPath, resolveWorkspacePath } from './workspace-path.js';
-import { realpath } from 'node:fs/promises';
 import path from 'node:path';
 
 /** Longest command, in UTF-8 bytes. */
@@ -353,46 +352,6 @@ async function settleOutput(closed: Promise<unknown>, streams: Readable[]): Prom
   if (settled !== 'late') return;
   for (const stream of streams) stream.destroy();
   await closed;
-}
-
-/**
- * The program and arguments to start: an unattended command's own words when it has
- * plain ones (no shell: an assignment, alias or `$VAR` in it means nothing), else
- * `/bin/sh -c command` (approved by a person, or `tools.run_command: "allow"`).
- */
-function commandArgv(command: string, unattended: boolean): string[] {
-  if (unattended) {
-    const words = commandWords(command);
-    if (words.ok) return words.argv;
-  }
-  return ['/bin/sh', '-c', command];
-}
-
-type RequestCheck = { ok: true; request: SandboxRequest } | { ok: false; reason: string };
-
-/**
- * The call's `sandbox` input with its write paths as real paths (relative ones from the
- * workspace), and the approved folder outside the workspace the command runs in: each
- * must exist.
- */
-async function sandboxRequest(
-  input: RunCommandInput['sandbox'],
-  ctx: Pick<ToolContext, 'workspace' | 'outsideAccess'>,
-): Promise<RequestCheck> {
-  const named = [...(input?.write ?? [])];
-  if (ctx.outsideAccess?.kind === 'write') named.push(ctx.outsideAccess.path);
-  const write: string[] = [];
-  for (const name of named) {
-    try {
-      write.push(await realpath(path.resolve(ctx.workspace, name)));
-    } catch (error) {
-      return {
-        ok: false,
-        reason: `sandbox.write names ${name}, which cannot be used (${expectErrnoCode(error)}); name an existing folder or file`,
-      };
-    }
-  }
-  return { ok: true, request: { network: input?.network === true, write } };
 }
 
 function passedOnEnvironment(): Record<string, string> {

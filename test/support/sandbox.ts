@@ -1,12 +1,13 @@
 /**
- * The OS sandbox of this machine for tests that run commands: the same detection and
- * secret set the host uses (host/sandbox, host/policy), so a test's commands run as the
- * host's would. `SANDBOXED` is the status policy-only tests decide with.
+ * The OS sandbox of this machine for tests that run commands: built as the host builds it
+ * (host/cli/machine-sandbox.ts), so a test's commands run as the host's would.
+ * `SANDBOXED` is the status policy-only tests decide with.
  */
 import { homedir } from 'node:os';
-import { PolicyConfig, sandboxSecrets } from '../../host/policy/index.js';
-import { detectSandbox, Sandbox } from '../../host/sandbox/index.js';
-import type { SandboxStatus } from '../../host/sandbox/index.js';
+import { machineSandbox as hostMachineSandbox } from '../../host/cli/machine-sandbox.js';
+import { PolicyConfig } from '../../host/policy/index.js';
+import { detectSandbox } from '../../host/sandbox/index.js';
+import type { Sandbox, SandboxStatus } from '../../host/sandbox/index.js';
 
 /** This machine's sandbox, found once per test file. */
 export const machineSandboxStatus: SandboxStatus = detectSandbox({
@@ -19,10 +20,11 @@ export const SANDBOXED: SandboxStatus = { available: true, kind: 'bwrap', progra
 
 /** The sandbox commands run in here, hiding the default secret set of `home`. */
 export function machineSandbox(home = homedir(), hostPaths: readonly string[] = []): Sandbox {
-  const policy = PolicyConfig.parse({});
-  return new Sandbox(
-    machineSandboxStatus,
-    (workspace) => sandboxSecrets(policy, workspace, home, hostPaths),
+  return hostMachineSandbox({
+    policy: PolicyConfig.parse({}),
     home,
-  );
+    hostPaths,
+    platform: process.platform,
+    searchPath: process.env.PATH ?? '',
+  });
 }
