@@ -102,6 +102,13 @@ const EVENT_PAYLOADS = {
   'session.compacted': z.looseObject({}),
   'device.paired': DeviceChange,
   'device.revoked': DeviceChange,
+  /** `by`: the deviceId that renamed it, or `"admin"` (the host's own command line). */
+  'device.renamed': z.looseObject({
+    deviceId: PeerId,
+    name: z.string(),
+    previousName: z.string(),
+    by: z.string(),
+  }),
   'policy.rule_added': z.looseObject({
     ruleId: OpaqueId,
     rule: z.array(z.string()),

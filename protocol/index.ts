@@ -27,6 +27,7 @@ export { setEnglishIssueMessages } from './zod-messages.js';
 export {
   b64uBytes,
   CommandId,
+  DeviceName,
   JsonObject,
   MAX_FRAME_BYTES,
   Millis,

@@ -18,7 +18,7 @@ import {
   ToolCall,
   Workspace,
 } from './records.js';
-import { CommandId, Digest, Millis, OpaqueId, PeerId, Seq } from './primitives.js';
+import { CommandId, DeviceName, Digest, Millis, OpaqueId, PeerId, Seq } from './primitives.js';
 import { PushSubscription, SubscribablePushKind } from './push.js';
 import { RunChanges } from './run-changes.js';
 import { TokenUsage } from './usage.js';
@@ -233,6 +233,11 @@ export const OPS = {
   'device.revoke': {
     command: true,
     args: z.strictObject({ commandId: CommandId, deviceId: PeerId }),
+    result: EmptyResult,
+  },
+  'device.rename': {
+    command: true,
+    args: z.strictObject({ commandId: CommandId, deviceId: PeerId, name: DeviceName }),
     result: EmptyResult,
   },
   'push.subscribe': {

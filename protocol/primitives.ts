@@ -35,6 +35,25 @@ export const CommandId = z
     z.regex(/^[\x21-\x7e]+$/, 'expected printable ASCII without spaces'),
   );
 
+/**
+ * Characters a device name may not hold: controls (C0, DEL, C1), line and paragraph
+ * separators, and the bidi controls that reorder what a list shows around them.
+ */
+const NAME_HIDDEN = /[\p{Cc}\p{Zl}\p{Zp}\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/u;
+
+/**
+ * A device's name as `device.rename` takes it (docs/protocol.md §6.2): 1 to 64 characters,
+ * no spaces at either end, nothing {@link NAME_HIDDEN} matches.
+ */
+export const DeviceName = z.string().check(
+  z.minLength(1, { error: 'expected a name of 1 to 64 characters' }),
+  z.maxLength(64, { error: 'expected a name of 1 to 64 characters' }),
+  z.refine((name) => name.trim() === name, { error: 'expected no spaces at either end' }),
+  z.refine((name) => !NAME_HIDDEN.test(name), {
+    error: 'expected no control characters, line breaks or bidi controls',
+  }),
+);
+
 /** Milliseconds since the Unix epoch. */
 export const Millis = z.int().check(z.nonnegative());
 

@@ -185,6 +185,8 @@ export const Approval = z.looseObject({
   reason: z.string(),
   expiresAt: Millis,
   decidedBy: z.nullable(z.string()),
+  /** When it was answered (an extension: absent from hosts before it; null while pending). */
+  decidedAt: z.optional(z.nullable(Millis)),
 });
 export type Approval = z.infer<typeof Approval>;
 

@@ -167,6 +167,20 @@ export class AdminClient {
     await this.call('POST', `/devices/${encodeURIComponent(deviceId)}/revoke`, {}, signal);
   }
 
+  /**
+   * Renames a device; `commandId` makes a retried request rename once. A name the host
+   * refuses (`DeviceName`) is thrown as its `invalid_request`.
+   */
+  async renameDevice(
+    deviceId: string,
+    name: string,
+    commandId: string,
+    signal?: AbortSignal,
+  ): Promise<void> {
+    const path = `/devices/${encodeURIComponent(deviceId)}/rename`;
+    await this.call('POST', path, { name, commandId }, signal);
+  }
+
   /** One call; a refused connection means the host is gone; an error answer is thrown. */
   private async call(
     method: 'GET' | 'POST',

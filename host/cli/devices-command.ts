@@ -1,17 +1,24 @@
 /**
- * `tether devices`: the devices paired with the running host, as a table or JSON.
+ * `tether devices`: the devices paired with the running host, as a table or JSON;
+ * `tether devices rename` gives one a name of the user's choosing.
  */
-import type { Device } from '../../protocol/index.js';
+import { randomUUID } from 'node:crypto';
+import { DeviceName, describeIssues, TetherError, type Device } from '../../protocol/index.js';
 import { AdminClient } from './admin-client.js';
-import { formatTable, formatTime, parseCommandArgs } from '../../common/cli/index.js';
+import { formatTable, formatTime, parseCommandArgs, UsageError } from '../../common/cli/index.js';
 import type { HostCommandContext } from './host-command.js';
 
 /** The usage text of `devices`, for `--help` and command-line errors. */
 export const DEVICES_USAGE = `Usage: tether devices [--data DIR] [--json]
+       tether devices rename <device> <name> [--data DIR]
 
 Lists the devices paired with the running host, with each one's push state: whether it
 gets notifications (PUSH), when a push last reached its push service (LAST PUSH), and the
 last delivery error, if any (docs/push.md, "Checking delivery").
+
+rename gives a device a new name (1 to 64 characters, no control characters), which every
+paired device then shows; <device> is its id (DEVICE ID) or its current name, if no other
+device has it.
 
 Options:
   --data DIR   data directory of the running host (as for tether start)
@@ -46,11 +53,12 @@ export async function devicesCommand(
   argv: readonly string[],
   ctx: HostCommandContext,
 ): Promise<number> {
-  const { values, help } = parseCommandArgs(argv, FLAGS);
+  const { values, positionals, help } = parseCommandArgs(argv, FLAGS, { optional: 3 });
   if (help) {
     ctx.out(DEVICES_USAGE);
     return 0;
   }
+  if (positionals.length > 0) return renameCommand(argv, positionals, values.data, ctx);
   const devices = await AdminClient.connect(ctx.dataDir(values.data)).listDevices(ctx.signal);
   if (values.json === true) {
     ctx.out(JSON.stringify({ devices }) + '\n');
@@ -73,4 +81,57 @@ export async function devicesCommand(
   ];
   ctx.out(formatTable(header, devices.map(row)) + '\n');
   return 0;
+}
+
+/**
+ * `tether devices rename <device> <name>`. The arguments are put back in the order typed
+ * (the parser moves an id that starts with `-` to the end).
+ */
+async function renameCommand(
+  argv: readonly string[],
+  positionals: readonly string[],
+  data: string | undefined,
+  ctx: HostCommandContext,
+): Promise<number> {
+  const [action, which, name, extra] = [...positionals].sort(
+    (a, b) => argv.indexOf(a) - argv.indexOf(b),
+  );
+  if (action !== 'rename') throw new UsageError(`unexpected argument ${action}`);
+  if (which === undefined || name === undefined) {
+    throw new UsageError(`missing ${which === undefined ? '<device> <name>' : '<name>'}`);
+  }
+  if (extra !== undefined) throw new UsageError(`unexpected argument ${extra}`);
+  const parsed = DeviceName.safeParse(name);
+  if (!parsed.success) {
+    const why = describeIssues(parsed.error)
+      .map((issue) => issue.message)
+      .join('; ');
+    throw new TetherError('invalid_request', `the name ${JSON.stringify(name)} is refused: ${why}`);
+  }
+  const admin = AdminClient.connect(ctx.dataDir(data));
+  const device = findDevice(await admin.listDevices(ctx.signal), which);
+  if (device.name === name) {
+    ctx.out(`${device.name} (${device.deviceId}) already has that name.\n`);
+    return 0;
+  }
+  await admin.renameDevice(device.deviceId, name, `cli-rename-${randomUUID()}`, ctx.signal);
+  ctx.out(`Renamed ${device.name} to ${name} (${device.deviceId}).\n`);
+  return 0;
+}
+
+/** The paired device `which` names: its id, else the one device of that name. */
+function findDevice(devices: readonly Device[], which: string): Device {
+  const live = devices.filter((device) => !device.revoked);
+  const byId = live.find((device) => device.deviceId === which);
+  if (byId !== undefined) return byId;
+  const named = live.filter((device) => device.name === which);
+  if (named.length === 1) return named[0]!;
+  if (named.length > 1) {
+    const ids = named.map((device) => device.deviceId).join(', ');
+    throw new UsageError(`${named.length} devices are named ${which}: give one id (${ids})`);
+  }
+  throw new TetherError(
+    'not_found',
+    `no paired device has the id or name ${which} (tether devices lists them)`,
+  );
 }

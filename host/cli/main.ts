@@ -15,7 +15,7 @@ const USAGE = `Usage: tether <command>
 Commands:
   start               run the host in the foreground (tether start --help for options)
   pair                pair a device: show a QR code and wait for it (tether pair --help)
-  devices             list the paired devices
+  devices             list the paired devices (devices rename: give one a name)
   revoke <deviceId>   revoke a paired device
   doctor              check this machine, the data directory and the host (tether doctor --help)
   model <action>      set the model endpoint (model set) and keep its key (model set-key)

@@ -1,5 +1,6 @@
 /**
- * Device records: the list remotes see, and revocation as a deduplicated command.
+ * Device records: the list remotes see, and renaming and revocation as deduplicated
+ * commands.
  */
 import { TetherError, type OpArgs, type OpResult } from '../../protocol/index.js';
 import type { PairedDevice } from '../../pairing/index.js';
@@ -49,6 +50,38 @@ export function revokeDevice(
       for (const rule of store.allowRules.active()) {
         if (rule.addedBy === device.deviceId) markRuleRemoved(store, tx, rule, by);
       }
+      return {};
+    },
+  ).result;
+}
+
+/**
+ * Renames a device (`device.rename`, docs/protocol.md §6.2), with `device.renamed` so every
+ * subscribed device shows the new name. The name was checked by the op's schema
+ * (`DeviceName`); the same name again answers `{}` and records nothing. An unknown device
+ * is `not_found`, a revoked one `invalid_state`: its record is history.
+ */
+export function renameDevice(
+  store: Store,
+  args: OpArgs<'device.rename'>,
+  by: Actor,
+): OpResult<'device.rename'> {
+  return store.applyCommand(
+    { commandId: args.commandId, op: 'device.rename', args, deviceId: by },
+    (tx) => {
+      const device = store.devices.get(args.deviceId);
+      if (device === undefined) throw new TetherError('not_found', `no device ${args.deviceId}`);
+      if (device.revokedAt !== null) {
+        throw new TetherError('invalid_state', `device ${device.name} was revoked`, {
+          details: { state: 'revoked' },
+        });
+      }
+      if (device.name === args.name) return {};
+      store.devices.rename(device.deviceId, args.name);
+      tx.append({
+        type: 'device.renamed',
+        payload: { deviceId: device.deviceId, name: args.name, previousName: device.name, by },
+      });
       return {};
     },
   ).result;

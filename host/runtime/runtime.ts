@@ -20,7 +20,7 @@ import {
 } from '../store/index.js';
 import { readOnlyTools, type ToolDefinition } from '../tools/index.js';
 import { expireApprovals, nextExpiry, respondToApproval } from './approval-commands.js';
-import { listDevices, recordPairedDevice, revokeDevice } from './device-commands.js';
+import { listDevices, recordPairedDevice, renameDevice, revokeDevice } from './device-commands.js';
 import { LiveHub } from './live-hub.js';
 import { subscribePush, testPush, unsubscribePush } from './push-commands.js';
 import { PersistenceHealth } from './persistence-health.js';
@@ -328,6 +328,11 @@ export class Runtime {
   /** Records the revocation; the server then closes the device's sockets. */
   revokeDevice(args: OpArgs<'device.revoke'>, by: Actor): OpResult<'device.revoke'> {
     return revokeDevice(this.store, args, by);
+  }
+
+  /** Renames a device; `by` is the device asking, or `"admin"`. */
+  renameDevice(args: OpArgs<'device.rename'>, by: Actor): OpResult<'device.rename'> {
+    return renameDevice(this.store, args, by);
   }
 
   /** Stores a device that completed pairing; false when its offer was used meanwhile. */

@@ -2,11 +2,12 @@
  * `/admin`: a small page and JSON API, on this computer only, to pair devices, list them
  * and revoke them (docs/protocol.md §8).
  */
+import { randomUUID } from 'node:crypto';
 import type { HttpBindings } from '@hono/node-server';
 import { Hono } from 'hono';
 import { renderSVG } from 'uqr';
 import { z } from 'zod';
-import { describeIssues, TetherError } from '../../protocol/index.js';
+import { CommandId, DeviceName, describeIssues, TetherError } from '../../protocol/index.js';
 import {
   createPairOffer,
   formatPairLink,
@@ -32,6 +33,12 @@ export interface AdminOptions {
 const OfferRequest = z.strictObject({
   origin: z.string().url().max(512).optional(),
   ttlMs: z.number().int().min(10_000).max(3_600_000).optional(),
+});
+
+const RenameRequest = z.strictObject({
+  name: DeviceName,
+  /** Sent by `tether devices rename` so a retried request renames once. */
+  commandId: z.optional(CommandId),
 });
 
 const ADMIN_CSP =
@@ -116,6 +123,19 @@ export function adminRoutes(options: AdminOptions): Hono<{ Bindings: HttpBinding
       'admin',
     );
     options.closeDeviceSockets(deviceId);
+    return c.json({});
+  });
+
+  app.post('/admin/api/devices/:deviceId/rename', async (c) => {
+    const body: unknown = await c.req.json().catch(() => undefined);
+    const parsed = RenameRequest.safeParse(body);
+    if (!parsed.success) {
+      throw new TetherError('invalid_request', 'invalid rename request', {
+        details: { issues: describeIssues(parsed.error) },
+      });
+    }
+    const { name, commandId = `admin-rename-${randomUUID()}` } = parsed.data;
+    runtime.renameDevice({ commandId, deviceId: c.req.param('deviceId'), name }, 'admin');
     return c.json({});
   });
 

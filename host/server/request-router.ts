@@ -148,6 +148,7 @@ const HANDLERS: { [O in OpName]: Handler<O> } = {
     }
     return result;
   },
+  'device.rename': ({ host, deviceId }, args) => host.runtime.renameDevice(args, deviceId),
   'push.subscribe': ({ host, deviceId }, args) => host.runtime.subscribePush(args, deviceId),
   'push.unsubscribe': ({ host, deviceId }, args) => host.runtime.unsubscribePush(args, deviceId),
   // The test push goes out before the answer: this answer is a promise.

@@ -73,6 +73,10 @@ export class Devices {
     ).run(at, deviceId);
   }
 
+  rename(deviceId: string, name: string): void {
+    this.prepare('UPDATE devices SET name = ? WHERE device_id = ?').run(name, deviceId);
+  }
+
   /** Notes that the device was seen at `at`; {@link takeSeen} hands it over for writing. */
   noteSeen(deviceId: string, at: number): void {
     this.seen.set(deviceId, at);

@@ -140,6 +140,7 @@ function toApproval(row: ApprovalRow): Approval {
     reason: row.reason,
     expiresAt: row.expires_at,
     decidedBy: row.decided_by,
+    decidedAt: row.decided_at,
   };
 }
 

@@ -7,6 +7,7 @@ import type { Approval, Event } from '../../protocol/index.js';
 import {
   allowedByText,
   approvalView,
+  commandLine,
   hiddenCount,
   type HostState,
   visibleText,
@@ -175,9 +176,15 @@ export function eventLines(
         `device ${event.payload.name} ${event.type === 'device.paired' ? 'paired' : 'revoked'}`,
       ];
     case 'policy.rule_added':
-      return [`rule added by ${event.payload.byName}: ${event.payload.rule.join(' ')}`];
+      return [
+        `rule added by ${event.payload.byName}: ${visibleText(commandLine(event.payload.rule))}`,
+      ];
     case 'policy.rule_removed':
-      return [`rule removed: ${event.payload.rule.join(' ')}`];
+      return [`rule removed: ${visibleText(commandLine(event.payload.rule))}`];
+    case 'device.renamed':
+      return [
+        `device ${visibleText(event.payload.previousName)} renamed ${visibleText(event.payload.name)}`,
+      ];
     case 'host.started':
       return ['host started'];
     case 'host.stopping':

@@ -143,6 +143,13 @@ export function applyEvent(draft: StateDraft, event: Event): void {
       });
       return;
     }
+    case 'device.renamed': {
+      const { deviceId, name } = event.payload;
+      draft.update('devices', deviceId, seq, (device) =>
+        device === undefined ? undefined : { ...device, name },
+      );
+      return;
+    }
     case 'model.request':
     case 'model.retry':
     case 'host.started':
@@ -229,10 +236,12 @@ const CALL_AFTER_DECISION: Record<Approval['state'], ToolCallState | undefined> 
 };
 
 function resolveApproval(draft: StateDraft, event: EventOf<'tool.approval_resolved'>): void {
-  const { seq, runId, payload } = event;
+  const { seq, at, runId, payload } = event;
   const { approvalId, decision, by } = payload;
   draft.update('approvals', approvalId, seq, (approval) =>
-    approval === undefined ? undefined : { ...approval, state: decision, decidedBy: by },
+    approval === undefined
+      ? undefined
+      : { ...approval, state: decision, decidedBy: by, decidedAt: at },
   );
   const callState = CALL_AFTER_DECISION[decision];
   updateToolCall(draft, event, (call) =>

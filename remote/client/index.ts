@@ -21,3 +21,4 @@ export { cutText, hiddenCount, visibleParts, visibleText } from './visible-text.
 export { approvalView, inputText } from './approval-view.js';
 export { costText, usageText } from './usage-text.js';
 export { allowedByText } from './allowed-by-text.js';
+export { commandLine } from './command-line.js';

@@ -63,7 +63,7 @@ describe('allow like this from now on, from the phone', () => {
     await visible(byTestId(card, 'approval-digest', { match: 'true' }));
     await byTestId(card, 'approval-rule-open').click();
     const offer = await visible(byTestId(card, 'approval-rule'));
-    expect(await byTestId(offer, 'approval-rule-words').innerText()).toBe('["ls","-a"]');
+    expect(await byTestId(offer, 'approval-rule-words').innerText()).toBe('ls -a');
     expect(await byTestId(offer, 'approval-rule-matches').innerText()).toContain(
       'Only "ls -a", word for word',
     );
@@ -88,7 +88,7 @@ describe('allow like this from now on, from the phone', () => {
     await byTestId(phone.page, 'devices-rules').click();
     const row = byTestId(phone.page, 'rule-row', { source: 'app' });
     await visible(row);
-    expect(await byTestId(row, 'rule-words').innerText()).toBe('["ls","-a"]');
+    expect(await byTestId(row, 'rule-words').innerText()).toBe('ls -a');
     expect(await byTestId(row, 'rule-origin').innerText()).toContain(
       `added on Test iPhone, ${day}`,
     );

@@ -188,6 +188,42 @@ describe('with no host running', () => {
   });
 });
 
+describe('tether devices rename', () => {
+  it('renames a device by its id or its name; a bad name exits 1 and changes nothing', async () => {
+    const offer = await host.offer();
+    const state = join(home, 'desk.json');
+    const paired = await runTether(
+      ['remote', 'pair', offer.link, '--state', state, '--name', 'Desk'],
+      home,
+    );
+    expect(paired.code).toBe(0);
+    const desk = (await devices()).find((device) => device.name === 'Desk')!;
+
+    const byId = await runTether(
+      ['devices', 'rename', desk.deviceId, 'Desk Mac', '--data', host.dataDir],
+      home,
+    );
+    expect(byId).toMatchObject({
+      code: 0,
+      stdout: `Renamed Desk to Desk Mac (${desk.deviceId}).\n`,
+    });
+    const byName = await runTether(
+      ['devices', 'rename', 'Desk Mac', 'Studio', '--data', host.dataDir],
+      home,
+    );
+    expect(byName.code).toBe(0);
+    expect((await devices()).find((d) => d.deviceId === desk.deviceId)?.name).toBe('Studio');
+
+    const bad = await runTether(
+      ['devices', 'rename', desk.deviceId, 'two\nlines', '--data', host.dataDir],
+      home,
+    );
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain('the name "two\\nlines" is refused: expected no control');
+    expect((await devices()).find((d) => d.deviceId === desk.deviceId)?.name).toBe('Studio');
+  });
+});
+
 describe('flags', () => {
   it.concurrent.for([
     [['pair', '--bogus'], 'tether pair: unknown option --bogus', 'Usage: tether pair'],
@@ -197,6 +233,8 @@ describe('flags', () => {
       'Usage: tether pair',
     ],
     [['devices', 'extra'], 'tether devices: unexpected argument extra', 'Usage: tether devices'],
+    [['devices', 'rename'], 'tether devices: missing <device> <name>', 'Usage: tether devices'],
+    [['devices', 'rename', 'a'], 'tether devices: missing <name>', 'Usage: tether devices'],
     [['revoke'], 'tether revoke: missing <deviceId>', 'Usage: tether revoke'],
     [['revoke', 'a', 'b'], 'tether revoke: unexpected argument b', 'Usage: tether revoke'],
     [['frobnicate'], 'tether: unknown command frobnicate', 'Usage: tether <command>'],

@@ -126,7 +126,11 @@ describe('the state store', () => {
       ),
     ]);
     expect(pendingApprovals(store.state)).toEqual([]);
-    expect(store.state.approvals['apr_1']).toMatchObject({ state: 'approved', decidedBy: 'dev' });
+    expect(store.state.approvals['apr_1']).toMatchObject({
+      state: 'approved',
+      decidedBy: 'dev',
+      decidedAt: 1004,
+    });
     expect(store.state.toolCalls['tc_1']?.state).toBe('ready');
     expect(store.state.runs['run_1']?.state).toBe('running');
   });
@@ -221,6 +225,29 @@ describe('the state store', () => {
         revoked: false,
         current: false,
       },
+    ]);
+    // device.renamed renames it; for a device it does not know, it makes none up.
+    store.applyEvents([
+      event(
+        3,
+        'device.renamed',
+        {
+          deviceId: 'AAAAAAAAAAAAAAAAAAAAAA',
+          name: 'Kitchen iPad',
+          previousName: 'Tablet',
+          by: 'admin',
+        },
+        { sessionId: null, runId: null },
+      ),
+      event(
+        4,
+        'device.renamed',
+        { deviceId: 'BBBBBBBBBBBBBBBBBBBBBB', name: 'Ghost', previousName: 'Linux', by: 'admin' },
+        { sessionId: null, runId: null },
+      ),
+    ]);
+    expect(Object.values(store.state.devices).map((device) => device.name)).toEqual([
+      'Kitchen iPad',
     ]);
   });
 

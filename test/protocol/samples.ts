@@ -209,6 +209,7 @@ export const opSamples: Record<OpName, { args: object; result: object }> = {
   },
   'devices.list': { args: {}, result: { devices: [device] } },
   'device.revoke': { args: { commandId, deviceId }, result: {} },
+  'device.rename': { args: { commandId, deviceId, name: 'Anna’s iPhone' }, result: {} },
   'push.subscribe': {
     args: {
       commandId,
@@ -320,6 +321,7 @@ export const eventSamples: Record<EventType, object> = {
   },
   'device.paired': { deviceId, name: 'Test iPhone' },
   'device.revoked': { deviceId, name: 'Test iPhone' },
+  'device.renamed': { deviceId, name: 'Anna’s iPhone', previousName: 'iPhone', by: deviceId },
   'host.started': { instance: 'ins_2', interruptedRuns: ['run_1'] },
   'host.stopping': { instance: 'ins_2' },
   'policy.rule_added': {

@@ -10,7 +10,7 @@
  */
 import { useMemo, useState } from 'preact/hooks';
 import type { Approval, RuleProposal, ToolCall } from '#protocol';
-import { approvalView } from '#client';
+import { approvalView, commandLine } from '#client';
 import { answerDigest, checkApproval } from '../logic/approval-check.js';
 import { DiffView } from './diff-view.js';
 import { shownText } from './shown-text.js';
@@ -251,7 +251,7 @@ function RuleOffer(props: {
     <div class="approval-rule" data-testid="approval-rule">
       <p>Run this without asking from now on, in this workspace:</p>
       <pre class="command" data-testid="approval-rule-words">
-        {shownText(JSON.stringify(proposal.words))}
+        {shownText(commandLine(proposal.words))}
       </pre>
       <p class="muted small" data-testid="approval-rule-matches">
         {shownText(proposal.matches)}

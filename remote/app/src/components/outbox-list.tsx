@@ -47,6 +47,8 @@ function describe(command: PendingCommand): string {
       return 'Reconcile a tool call';
     case 'device.revoke':
       return 'Revoke a device';
+    case 'device.rename':
+      return `Rename a device to ${String(args['name'])}`;
     case 'push.subscribe':
     case 'push.unsubscribe':
     case 'push.test':

@@ -6,6 +6,7 @@
  */
 import { useState } from 'preact/hooks';
 import type { AllowRule } from '#protocol';
+import { commandLine } from '#client';
 import { shownText } from '../components/shown-text.js';
 import { useRules } from '../hooks/use-rules.js';
 import { useSubmit } from '../hooks/use-submit.js';
@@ -59,7 +60,7 @@ function HostRules({ host }: { host: HostView }) {
           >
             <span class="row-main">
               <code class="row-title" data-testid="rule-words">
-                {shownText(JSON.stringify(rule.words))}
+                {shownText(commandLine(rule.words))}
               </code>
               <span class="row-meta" data-testid="rule-origin">
                 {shownText(originText(rule))}
