@@ -20,13 +20,8 @@ import {
   checkPush,
   type CheckResult,
 } from './doctor-checks.js';
-import {
-  checkHost,
-  checkLan,
-  checkService,
-  checkTailscale,
-  runningHost,
-} from './doctor-network.js';
+import { checkHost, checkLan, checkService, runningHost } from './doctor-network.js';
+import { checkTailscale } from './doctor-tailscale.js';
 import type { HostCommandContext } from './host-command.js';
 
 /** The usage text of `doctor`, for `--help` and command-line errors. */
@@ -66,7 +61,11 @@ async function configChecks(loaded: HostConfig, signal: AbortSignal): Promise<Ch
   }
   const host = runningHost(config.dataDir);
   const port = host?.port ?? config.port;
-  const tailscale = await checkTailscale(port);
+  const tailscale = await checkTailscale({
+    port,
+    bind: config.bind,
+    published: host?.tailnetOrigin,
+  });
   const https = host?.url.startsWith('https:') ?? config.https;
   const [model, keychain, lan, service] = await Promise.all([
     keyProblem ?? checkModel(config, signal),

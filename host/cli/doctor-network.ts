@@ -1,8 +1,7 @@
 /**
  * The checks of `tether doctor` about reaching the host: is it running, its LAN addresses
- * and `.local` name, `tailscale serve`, and the service (what `tether service status` says).
+ * and `.local` name, and the service (what `tether service status` says).
  */
-import { execFile } from 'node:child_process';
 import { lookup } from 'node:dns/promises';
 import { networkInterfaces } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -20,13 +19,16 @@ export interface RunningHostInfo {
   url: string;
   port: number;
   pid: number;
+  /** With `--tailscale`: the origin `tailscale serve` publishes it at. */
+  tailnetOrigin: string | undefined;
 }
 
 export function runningHost(dataDir: string): RunningHostInfo | null {
   try {
     const file = readAdminFile(dataDir);
     if (file === undefined || !isAlive(file.pid)) return null;
-    return { url: file.url, port: Number(new URL(file.url).port), pid: file.pid };
+    const port = Number(new URL(file.url).port);
+    return { url: file.url, port, pid: file.pid, tailnetOrigin: file.tailnetOrigin };
   } catch {
     return null;
   }
@@ -97,49 +99,6 @@ export async function checkLan(
       },
     ];
   }
-}
-
-function run(
-  command: string,
-  args: string[],
-): Promise<{ code: number; stdout: string; stderr: string; missing: boolean }> {
-  return new Promise((resolve) => {
-    execFile(command, args, { timeout: 10_000 }, (error, stdout, stderr) => {
-      const code = (error as NodeJS.ErrnoException | null)?.code;
-      resolve({
-        code: error === null ? 0 : typeof code === 'number' ? code : 1,
-        stdout,
-        stderr,
-        missing: code === 'ENOENT',
-      });
-    });
-  });
-}
-
-/** `tailscale serve status --json`: does some handler proxy to the host's port? */
-export async function checkTailscale(port: number): Promise<CheckResult> {
-  const status = await run('tailscale', ['serve', 'status', '--json']);
-  if (status.missing)
-    return { id: 'tailscale', status: 'skip', detail: 'tailscale is not installed' };
-  const fix = `tailscale serve --bg ${port}`;
-  if (status.code !== 0) {
-    return { id: 'tailscale', status: 'fail', detail: 'tailscale serve status failed', fix };
-  }
-  const targets = [...status.stdout.matchAll(/"Proxy"\s*:\s*"([^"]+)"/g)].map((m) => m[1] ?? '');
-  if (targets.length === 0) {
-    return { id: 'tailscale', status: 'fail', detail: 'tailscale serve serves nothing', fix };
-  }
-  const ours = targets.find((target) =>
-    new RegExp(`^(https?://)?(127\\.0\\.0\\.1|localhost|\\[::1\\])?:?${port}/?$`).test(target),
-  );
-  return ours === undefined
-    ? {
-        id: 'tailscale',
-        status: 'fail',
-        detail: `tailscale serve points at ${targets.join(', ')}, not the host's port ${port}`,
-        fix,
-      }
-    : { id: 'tailscale', status: 'pass', detail: `tailscale serve proxies to ${ours}` };
 }
 
 /**

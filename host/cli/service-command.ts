@@ -11,7 +11,8 @@ import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { ensureDataDir, loadHostConfig } from '../config/index.js';
-import { UsageError } from '../../common/cli/index.js';
+import { tetherCommand, UsageError } from '../../common/cli/index.js';
+import { prepareTailnet } from '../tailscale/index.js';
 import type { HostCommandContext } from './host-command.js';
 import { humanLogLine, readLastLines } from './service-log.js';
 import { chooseServiceManager, defaultServiceName } from './service-manager.js';
@@ -41,6 +42,8 @@ Options:
   --bind ADDR        install: the address to listen on
   --workspace DIR    install: a workspace (repeatable; else the config's, else this folder)
   --https            install: serve HTTPS with the local CA
+  --tailscale        install: publish the host on your tailnet with tailscale serve at each
+                     start (checked now: Tailscale connected, MagicDNS and HTTPS on)
   --name NAME        the launchd label or systemd unit (default dev.tether.host / tether)
   -n, --lines N      logs: how many lines of each file (default 50)
   -f, --follow       logs: keep printing new lines
@@ -56,6 +59,7 @@ const OPTIONS = {
   bind: { type: 'string' },
   workspace: { type: 'string', multiple: true },
   https: { type: 'boolean' },
+  tailscale: { type: 'boolean' },
   name: { type: 'string' },
   lines: { type: 'string', short: 'n' },
   follow: { type: 'boolean', short: 'f' },
@@ -64,7 +68,7 @@ const OPTIONS = {
 } as const;
 
 const ACTIONS = ['install', 'uninstall', 'restart', 'status', 'logs'] as const;
-const ONLY_FOR_INSTALL = ['config', 'port', 'bind', 'workspace', 'https'] as const;
+const ONLY_FOR_INSTALL = ['config', 'port', 'bind', 'workspace', 'https', 'tailscale'] as const;
 const ONLY_FOR_LOGS = ['lines', 'follow', 'json'] as const;
 
 const Name = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/, {
@@ -129,18 +133,35 @@ export async function serviceCommand(
         platform: process.platform,
         homedir: homedir(),
       });
+      // Checked before anything is written: a service that cannot publish would only fail.
+      const tailscale =
+        values.tailscale === true
+          ? await prepareTailnet(
+              { bind: config.bind, port: config.port, tls: values.https === true },
+              {
+                flag: 'service install --tailscale',
+                next: `run ${tetherCommand()} service install --tailscale again`,
+              },
+            )
+          : null;
       ensureDataDir(config.dataDir);
       mkdirSync(join(config.dataDir, 'logs'), { recursive: true, mode: 0o700 });
       const spec = serviceSpec(serviceName, config, {
         ...(values.config === undefined ? {} : { config: values.config }),
         ...(values.bind === undefined ? {} : { bind: values.bind }),
         ...(values.https === true ? { https: true } : {}),
+        ...(tailscale === null ? {} : { tailscale: tailscale.program }),
       });
       const notes = await manager.install(spec);
       ctx.out(`installed ${manager.file(spec.name)} (${manager.kind}) and started it\n`);
       ctx.out(`data: ${config.dataDir}\n`);
       ctx.out(`workspaces: ${config.workspaces.map((w) => w.path).join(', ')}\n`);
       ctx.out(`port: ${config.port}\n`);
+      if (tailscale !== null) {
+        ctx.out(
+          `tailnet: https://${tailscale.dnsName} (tailscale serve --bg at each start, removed at each clean stop)\n`,
+        );
+      }
       for (const note of notes) ctx.err(`note: ${note}\n`);
       for (const key of KEY_VARIABLES.filter((variable) => process.env[variable])) {
         ctx.err(

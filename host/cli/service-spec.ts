@@ -31,6 +31,8 @@ export interface ServiceStartFlags {
   config?: string;
   bind?: string;
   https?: boolean;
+  /** `--tailscale`: the `tailscale` command found now, whose folder joins the service's PATH. */
+  tailscale?: string;
 }
 
 const SCRIPT = fileURLToPath(new URL('../../../bin/tether.js', import.meta.url));
@@ -63,7 +65,13 @@ export function serviceSpec(
   }
   if (flags.bind !== undefined) args.push('--bind', config.bind);
   if (flags.https === true) args.push('--https');
-  const path = [...new Set([dirname(process.execPath), ...SYSTEM_PATH])].join(':');
+  if (flags.tailscale !== undefined) args.push('--tailscale');
+  const folders = [
+    dirname(process.execPath),
+    ...SYSTEM_PATH,
+    ...(flags.tailscale === undefined ? [] : [dirname(flags.tailscale)]),
+  ];
+  const path = [...new Set(folders)].join(':');
   return {
     name,
     dataDir: config.dataDir,

@@ -12,6 +12,7 @@ import type { Logger } from '../log/index.js';
 import { DEMO_MODEL_LABEL, DEMO_MODEL_NAME } from '../model/index.js';
 import { allowRuleWarnings } from '../policy/index.js';
 import type { SandboxStatus } from '../sandbox/index.js';
+import type { TailnetPublication } from '../tailscale/index.js';
 import { localHostName, type LocalTls } from '../tls/index.js';
 import { VERSION } from '../version.js';
 
@@ -29,6 +30,8 @@ export interface StartFacts {
   url: string;
   /** The OS sandbox commands run in, or why there is none. */
   sandbox: SandboxStatus;
+  /** With `--tailscale`: where `tailscale serve` publishes the host. */
+  tailnet: TailnetPublication | null;
 }
 
 /**
@@ -123,15 +126,21 @@ export function printStartBanner(
       `trust it on a phone: open ${defaultOrigin(config.bind, port, true)}/ca.mobileconfig (docs/https.md)`,
     );
   }
+  const { tailnet } = facts;
+  if (tailnet !== null) {
+    print(
+      `tailnet: ${tailnet.origin} → ${tailnet.target} (tailscale serve --bg${tailnet.kept ? ', in place from before' : ''}; removed when the host stops): pairing links name it`,
+    );
+  }
   print(`admin page: ${scheme}://127.0.0.1:${port}/admin#token=${adminToken}`);
   print(
     `pair a device: open the admin page, or run \`${tetherCommand()} pair --data '${config.dataDir}'\``,
   );
   // No other line may contain "listening on": harnesses take the first match as the URL.
   const loopbackOnly = /^(127\.|::1$|localhost$)/.test(config.bind);
-  if (loopbackOnly) {
+  if (loopbackOnly && tailnet === null) {
     print(
-      `warning: bound to ${config.bind} only, so pairing links open on this computer alone, not on a phone: start with --bind 0.0.0.0 for the LAN, or use tailscale serve (docs/https.md)`,
+      `warning: bound to ${config.bind} only, so pairing links open on this computer alone, not on a phone: start with --bind 0.0.0.0 for the LAN, or with --tailscale for your tailnet (docs/https.md)`,
     );
   }
   print(`listening on ${url}`);

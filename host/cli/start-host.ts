@@ -60,12 +60,14 @@ import {
   type HttpLimits,
 } from '../server/index.js';
 import { lockDataDir, Store } from '../store/index.js';
+import { publishHost, unpublishHost, type TailnetPublication } from '../tailscale/index.js';
 import { loadOrCreateLocalTls, serverNames, type LocalTls } from '../tls/index.js';
 import { ensureDemoWorkspace } from './demo-workspace.js';
 import { takeLogFormat, terminalLogSink } from './terminal-log.js';
 import { VERSION } from '../version.js';
 import { hostRealPaths, machineSandbox } from './machine-sandbox.js';
 import { defaultOrigin, printStartBanner } from './start-banner.js';
+import { tetherCommand } from '../../common/cli/index.js';
 
 export interface RunningHost {
   url: string;
@@ -354,6 +356,7 @@ async function startLocked(
   const adminToken = b64u(randomBytes(32));
   keepSecret(adminToken);
   let port = config.port;
+  let tailnet: TailnetPublication | null = null;
   const app = createHttpApp({
     hostId: identity.hostId,
     version: VERSION,
@@ -362,7 +365,7 @@ async function startLocked(
       identity: hostIdentity,
       token: adminToken,
       port: () => port,
-      defaultOrigin: () => defaultOrigin(config.bind, port, tls !== null),
+      defaultOrigin: () => tailnet?.origin ?? defaultOrigin(config.bind, port, tls !== null),
       closeDeviceSockets: (deviceId) => channel.closeDevice(deviceId),
     },
     appDir: options.appDir ?? defaultAppDir(),
@@ -407,9 +410,18 @@ async function startLocked(
     }
     throw error;
   }
-  // Recovery writes; only a host that got its port may change the data directory.
+  const local = { bind: config.bind, port: address.port, tls: tls !== null };
+  // Recovery writes; only a host that got its port (and its tailnet origin) may change the
+  // data directory.
   let report: ReturnType<Runtime['start']>;
   try {
+    if (config.tailscale) {
+      tailnet = await publishHost(local, {
+        flag: '--tailscale',
+        next: `start the host again (${tetherCommand()} start --tailscale, or ${tetherCommand()} service restart for the service)`,
+      });
+      log.info('published on the tailnet', { ...tailnet });
+    }
     report = runtime.start();
   } catch (error) {
     channel.close();
@@ -457,6 +469,7 @@ async function startLocked(
     pid: process.pid,
     instance: runtime.instance,
     ...(tls === null ? {} : { ca: tls.caPem }),
+    ...(tailnet === null ? {} : { tailnetOrigin: tailnet.origin }),
   });
 
   printStartBanner(print, log, {
@@ -470,6 +483,7 @@ async function startLocked(
     adminToken,
     url,
     sandbox: sandboxStatus,
+    tailnet,
   });
   log.info('listening', { url, bind: config.bind });
 
@@ -482,6 +496,11 @@ async function startLocked(
     stop() {
       stopping ??= (async () => {
         log.info('stopping');
+        if (tailnet !== null) {
+          const problem = await unpublishHost(tailnet, local);
+          if (problem === null) log.info('tailscale serve removed', { origin: tailnet.origin });
+          else log.warn('tailscale serve was not removed', { origin: tailnet.origin, problem });
+        }
         await runtime.stop(10_000);
         await mcp.stop();
         stopWakeWatch();

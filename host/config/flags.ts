@@ -54,6 +54,13 @@ export const HOST_FLAGS = [
       'serve HTTPS with a local CA kept in <data>/tls (devices trust it via /ca.mobileconfig; docs/https.md)',
   },
   {
+    flag: '--tailscale',
+    value: '',
+    repeatable: false,
+    description:
+      'publish the host on your tailnet with tailscale serve --bg at https://<machine>.<tailnet>.ts.net (pairing links name it; removed at a clean stop; docs/https.md)',
+  },
+  {
     flag: '--demo',
     value: '',
     repeatable: false,

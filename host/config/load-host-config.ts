@@ -98,6 +98,7 @@ export function loadHostConfig(options: LoadHostConfigOptions): HostConfig {
     workspaces,
     model: demo ? null : model,
     https: flags['--https'] !== undefined,
+    tailscale: flags['--tailscale'] !== undefined,
     demo,
     limits: { ...DEFAULT_LIMITS, ...fromFile.limits },
     policy: fromFile.policy ?? PolicyConfig.parse({}),

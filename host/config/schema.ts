@@ -234,6 +234,7 @@ export const FlagSettings = z.strictObject({
   '--workspace': z.array(Path).optional(),
   '--config': Path.optional(),
   '--https': z.literal('true').optional(),
+  '--tailscale': z.literal('true').optional(),
   '--demo': z.literal('true').optional(),
 });
 export type FlagSettings = z.output<typeof FlagSettings>;

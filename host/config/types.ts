@@ -93,6 +93,8 @@ export interface HostConfig {
   model: ModelSettings | null;
   /** `--https`: serve HTTPS with the local CA kept in `<dataDir>/tls`. */
   https: boolean;
+  /** `--tailscale`: publish the host with `tailscale serve` and pair on its ts.net origin. */
+  tailscale: boolean;
   /** `--demo`: the built-in scripted demo model, a data dir and workspace of its own. */
   demo: boolean;
   limits: RunLimits;

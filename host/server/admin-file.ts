@@ -21,6 +21,8 @@ export const AdminFile = z.strictObject({
   instance: z.string(),
   /** With `--https`: the local CA's certificate (PEM), which local commands trust for `url`. */
   ca: z.string().optional(),
+  /** With `--tailscale`: the `https://<machine>.<tailnet>.ts.net` origin `tailscale serve` publishes. */
+  tailnetOrigin: z.string().url().optional(),
 });
 export type AdminFile = z.infer<typeof AdminFile>;
 
