@@ -1,6 +1,6 @@
 /**
  * `tether doctor` as a child process: against a healthy running host (a scripted model,
- * a fake `tailscale` on PATH serving the host's port), a model endpoint that refuses the
+ * a fake `tailscale` on PATH whose serve config proxies to the host's port), a model endpoint that refuses the
  * key (401), an unwritable data directory and a missing HTTPS certificate. Each failure
  * names its fix; the exit code says whether any check failed.
  */
@@ -20,6 +20,7 @@ import {
 } from '../support/scripted-model-server.js';
 import { tempDir, type TempDir } from '../support/temp-dir.js';
 import { writeFakeTools } from '../service/fake-tools.js';
+import { writeFakeTailscale } from '../support/fake-tailscale.js';
 
 const Report = z.strictObject({
   ok: z.boolean(),
@@ -39,20 +40,23 @@ let model: ScriptedModelServer;
 let host: HostProcess;
 let home: TempDir;
 let fakeBin: string;
+let fakeTailscaleEnv: Record<string, string>;
 
 beforeAll(async () => {
   model = await startScriptedModelServer();
   host = await startHostProcess({ model: model.baseUrl });
   home = tempDir('tether-doctor-');
-  fakeBin = join(home.path, 'bin');
-  mkdirSync(fakeBin);
   const port = new URL(host.url).port;
-  // tailscale serve status --json, as tailscale 1.7x prints it for `tailscale serve --bg PORT`.
-  writeFileSync(
-    join(fakeBin, 'tailscale'),
-    `#!/bin/sh\necho '{"Web":{"mac.tail1.ts.net:443":{"Handlers":{"/":{"Proxy":"http://127.0.0.1:${port}"}}}}}'\n`,
-    { mode: 0o755 },
-  );
+  // What `tailscale serve --bg PORT` leaves behind, published by hand (not with --tailscale).
+  const tailscale = writeFakeTailscale(home.path);
+  tailscale.setServeConfig({
+    TCP: { '443': { HTTPS: true } },
+    Web: {
+      'mac.tail1234.ts.net:443': { Handlers: { '/': { Proxy: `http://127.0.0.1:${port}` } } },
+    },
+  });
+  fakeBin = tailscale.bin;
+  fakeTailscaleEnv = tailscale.env;
 });
 
 afterAll(async () => {
@@ -64,6 +68,7 @@ afterAll(async () => {
 function env(extra: Record<string, string> = {}): Record<string, string> {
   return {
     PATH: `${fakeBin}:${process.env['PATH'] ?? ''}`,
+    ...fakeTailscaleEnv,
     TETHER_KEY_STORE: 'file',
     TETHER_MODEL_BASE_URL: model.baseUrl,
     TETHER_MODEL: 'scripted-model',
