@@ -221,10 +221,7 @@ export function checkKeychain(
 export function checkHttps(config: HostConfig, now = Date.now()): CheckResult {
   const dir = join(config.dataDir, 'tls');
   if (!config.https && !existsSync(dir)) {
-    return skip(
-      'https',
-      'HTTPS not used (tether start --https, or tailscale serve: docs/https.md)',
-    );
+    return skip('https', 'HTTPS not used (tether start --https, or --tailscale: docs/https.md)');
   }
   const fix = `${tetherCommand()} start --https --data '${config.dataDir}' (it makes what is missing)`;
   const read = (name: string): X509Certificate | string => {
@@ -274,7 +271,7 @@ export function checkPush(config: HostConfig, httpsOrigin: boolean): CheckResult
     return fail(
       'push',
       'push needs the app on HTTPS, and the host serves plain HTTP',
-      `${tetherCommand()} start --https (or tailscale serve, docs/https.md)`,
+      `${tetherCommand()} start --https, or ${tetherCommand()} start --tailscale (docs/https.md)`,
     );
   }
   return pass('push', `keys ready, subject ${config.push.subject}, text: ${config.push.body}`);

@@ -9,12 +9,12 @@ import { parseServeConfig, proxiesTo, type ServeHandler } from './serve-config.j
 import { readTailnet, tailnetProblem } from './tailnet-status.js';
 
 /** A start, install or check that cannot go on; the message says what to run next. */
-export class TailscaleError extends Error {
+class TailscaleError extends Error {
   override readonly name = 'TailscaleError';
 }
 
 /** Who asks, for messages: the flag that asked for Tailscale and the step after the fix. */
-export interface TailscaleAsker {
+interface TailscaleAsker {
   /** `--tailscale`, `service install --tailscale` */
   flag: string;
   /** `start the host again (tether start --tailscale …)` */
@@ -22,7 +22,7 @@ export interface TailscaleAsker {
 }
 
 /** Where the host listens, and how `tailscale serve` should reach it. */
-export interface LocalHost {
+interface LocalHost {
   bind: string;
   port: number;
   /** The host serves HTTPS with its local CA (`--https`). */
@@ -45,7 +45,7 @@ const SERVE_TIMEOUT_MS = 20_000;
 const HTTPS_PORT = 443;
 
 /** The URL `tailscale serve` proxies to: loopback unless the host listens on one address. */
-export function localTarget(host: LocalHost): string {
+function localTarget(host: LocalHost): string {
   const wildcard = host.bind === '0.0.0.0' || host.bind === '::';
   const address = wildcard ? '127.0.0.1' : host.bind.includes(':') ? `[${host.bind}]` : host.bind;
   // tailscaled cannot check the local CA's certificate; the hop is on this machine.

@@ -33,7 +33,7 @@ export type TailnetState =
     };
 
 /** What is wrong, and the step that cures it. */
-export interface TailnetProblem {
+interface TailnetProblem {
   detail: string;
   fix: string;
 }
@@ -45,7 +45,7 @@ const ADMIN_DNS = 'https://login.tailscale.com/admin/dns';
 export async function readTailnet(program = findTailscale()): Promise<TailnetState> {
   if (program === null) return { kind: 'missing' };
   const run = await runTailscale(program, ['status', '--json'], STATUS_TIMEOUT_MS);
-  let parsed: ReturnType<typeof Status.safeParse> | null = null;
+  let parsed: ReturnType<typeof Status.safeParse> | null;
   try {
     parsed = Status.safeParse(JSON.parse(run.stdout));
   } catch {

@@ -112,7 +112,7 @@ describe('why push is unavailable', () => {
   it('says what to do for each reason', () => {
     const context = { origin: 'http://192.168.1.20:8787', hostName: 'mac-mini' };
     expect(pushBlockerText('insecure', context).why).toContain('http://192.168.1.20:8787');
-    expect(pushBlockerText('insecure', context).next).toMatch(/--https[\s\S]*tailscale serve/);
+    expect(pushBlockerText('insecure', context).next).toMatch(/--https[\s\S]*--tailscale/);
     expect(pushBlockerText('ios-not-installed', context).next).toContain('Add to Home Screen');
     expect(pushBlockerText('denied', context).next).toContain('Settings');
     expect(pushBlockerText('host-without-push', context).why).toContain('mac-mini');

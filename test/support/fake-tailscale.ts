@@ -15,6 +15,7 @@
  */
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { z } from 'zod';
 
 /** What the fake tailnet looks like. */
 export interface FakeTailnet {
@@ -182,7 +183,9 @@ export function writeFakeTailscale(
         : [],
     serveConfig: () =>
       existsSync(join(dir, 'serve.json'))
-        ? (JSON.parse(readFileSync(join(dir, 'serve.json'), 'utf8')) as Record<string, unknown>)
+        ? z
+            .record(z.string(), z.unknown())
+            .parse(JSON.parse(readFileSync(join(dir, 'serve.json'), 'utf8')))
         : {},
     setServeConfig: (config) => writeFileSync(join(dir, 'serve.json'), JSON.stringify(config)),
   };

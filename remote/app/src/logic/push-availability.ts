@@ -48,7 +48,7 @@ export function pushBlockerText(
     case 'insecure':
       return {
         why: `Notifications need HTTPS: Tether is open at ${context.origin}, plain HTTP, where browsers give no push.`,
-        next: 'Start the host with `tether start --https` and trust its certificate on this device, or reach it through `tailscale serve` (docs/https.md); then pair again at the https:// address.',
+        next: 'Start the host with `tether start --https` and trust its certificate on this device, or with `tether start --tailscale` to reach it at its ts.net address (docs/https.md); then pair again at the https:// address.',
       };
     case 'ios-not-installed':
       return {
