@@ -113,36 +113,51 @@ describe('tether start --tailscale', () => {
     );
   });
 
-  it('fails doctor when HTTPS certificates are turned off, or the proxy is removed by hand', async () => {
+  it('fails doctor when HTTPS certificates are turned off in the tailnet', async () => {
     fake.set({ https: false });
-    const off = await tailscaleCheck(host.dataDir, fakeEnv(fake));
-    expect(off.check.status).toBe('fail');
-    expect(off.check.detail).toContain(
-      `publishes this host at ${ORIGIN}, but HTTPS certificates are off`,
-    );
-    expect(off.check.fix).toContain('https://login.tailscale.com/admin/dns');
-    fake.set({ https: true });
+    try {
+      const { check } = await tailscaleCheck(host.dataDir, fakeEnv(fake));
+      expect(check.status).toBe('fail');
+      expect(check.detail).toContain(
+        `publishes this host at ${ORIGIN}, but HTTPS certificates are off`,
+      );
+      expect(check.fix).toContain('https://login.tailscale.com/admin/dns');
+    } finally {
+      fake.set({ https: true });
+    }
+  });
 
+  it('fails doctor when the proxy was removed by hand, saying to restart the host', async () => {
     const saved = fake.serveConfig();
     fake.setServeConfig({});
-    const gone = await tailscaleCheck(host.dataDir, fakeEnv(fake));
-    expect(gone.check.status).toBe('fail');
-    expect(gone.check.detail).toContain(
-      `started with --tailscale for ${ORIGIN}, but tailscale serve publishes nothing for port ${port}`,
-    );
-    expect(gone.check.fix).toContain('service restart');
+    try {
+      const { check } = await tailscaleCheck(host.dataDir, fakeEnv(fake));
+      expect(check.status).toBe('fail');
+      expect(check.detail).toContain(
+        `started with --tailscale for ${ORIGIN}, but tailscale serve publishes nothing for port ${port}`,
+      );
+      expect(check.fix).toContain('service restart');
+    } finally {
+      fake.setServeConfig(saved);
+    }
+  });
 
+  it('fails doctor when the origin proxies to another port', async () => {
+    const saved = fake.serveConfig();
     fake.setServeConfig({
       TCP: { '443': { HTTPS: true } },
       Web: { 'mac.tail1234.ts.net:443': { Handlers: { '/': { Proxy: 'http://127.0.0.1:3000' } } } },
     });
-    const taken = await tailscaleCheck(host.dataDir, fakeEnv(fake));
-    expect(taken.check).toMatchObject({
-      status: 'fail',
-      detail: `tailscale serve publishes ${ORIGIN}/ to http://127.0.0.1:3000, not to this host's port ${port}`,
-    });
-    expect(taken.check.fix).toContain('tailscale serve --https=443 off');
-    fake.setServeConfig(saved);
+    try {
+      const { check } = await tailscaleCheck(host.dataDir, fakeEnv(fake));
+      expect(check).toMatchObject({
+        status: 'fail',
+        detail: `tailscale serve publishes ${ORIGIN}/ to http://127.0.0.1:3000, not to this host's port ${port}`,
+      });
+      expect(check.fix).toContain('tailscale serve --https=443 off');
+    } finally {
+      fake.setServeConfig(saved);
+    }
   });
 
   it('keeps the proxy after a crash (a --bg serve persists) and takes it over at the next start', async () => {
@@ -269,22 +284,25 @@ describe('tether start --tailscale refuses to start, naming the flag and what to
 });
 
 describe('tether doctor without --tailscale', () => {
-  it('skips the check when Tailscale is not installed, or is not used for this host', async () => {
-    const folder = join(root.path, 'doctor-skip');
-    const fake = writeFakeTailscale(folder);
-    const dataDir = join(folder, 'data');
-    const missing = await tailscaleCheck(dataDir, {
+  it('skips the check when Tailscale is not installed', async () => {
+    const dataDir = join(root.path, 'doctor-skip', 'data');
+    const { check } = await tailscaleCheck(dataDir, {
       PATH: dirname(process.execPath),
       TETHER_KEY_STORE: 'file',
     });
-    expect(missing.check.status).toBe('skip');
-    expect(missing.check.detail).toContain('Tailscale is not installed');
-    const unused = await tailscaleCheck(dataDir, fakeEnv(fake));
-    expect(unused.check.status).toBe('skip');
-    expect(unused.check.detail).toContain(
+    expect(check.status).toBe('skip');
+    expect(check.detail).toContain('Tailscale is not installed');
+  });
+
+  it('skips the check when Tailscale runs but does not publish this host, saying what would', async () => {
+    const folder = join(root.path, 'doctor-unused');
+    const fake = writeFakeTailscale(folder);
+    const { check } = await tailscaleCheck(join(folder, 'data'), fakeEnv(fake));
+    expect(check.status).toBe('skip');
+    expect(check.detail).toContain(
       'Tailscale is running (MagicDNS on, HTTPS certificates on) but does not publish this host',
     );
-    expect(unused.check.detail).toContain(
+    expect(check.detail).toContain(
       'start --tailscale would publish it at https://mac.tail1234.ts.net',
     );
   });
