@@ -129,7 +129,7 @@ export function printStartBanner(
   const { tailnet } = facts;
   if (tailnet !== null) {
     print(
-      `tailnet: ${tailnet.origin} → ${tailnet.target} (tailscale serve --bg${tailnet.kept ? ', in place from before' : ''}; removed when the host stops): pairing links name it`,
+      `tailnet: ${tailnet.origin} → ${tailnet.target} (tailscale serve --bg${tailnet.kept ? ', in place from before' : ''}; removed at a clean stop): pairing links name it`,
     );
   }
   print(`admin page: ${scheme}://127.0.0.1:${port}/admin#token=${adminToken}`);
