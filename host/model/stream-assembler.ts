@@ -8,6 +8,8 @@ import type { ChatChunk, ChatDelta, ToolCallDelta } from './chat-chunk.js';
 import { toModelUsage } from './chat-chunk.js';
 import { finishReasonFailure, modelFailure } from './error-classes.js';
 import { REASONING_DELTA_FIELDS, TOOL_CALL_NATIVE_KEY } from './provider-rules.js';
+import { ThoughtSplitter } from './thought-tags.js';
+import type { ContentPiece } from './thought-tags.js';
 import type { ModelCompletion, ModelFailure, ModelStreamEvent, ModelUsage } from './types.js';
 
 /** How an attempt ended: a completed turn or a failure. */
@@ -43,9 +45,6 @@ const geminiThoughtSchema = z.looseObject({
   google: z.looseObject({ thought: z.literal(true) }),
 });
 
-/** Gemini 2.5 wraps thought text in these tags inside thought-marked content. */
-const THOUGHT_TAGS = /<\/?thought>/g;
-
 /** Collects one attempt's chunks. Make a new one for each attempt. */
 export class StreamAssembler {
   #text = '';
@@ -56,6 +55,7 @@ export class StreamAssembler {
   readonly #native: Record<string, unknown> = {};
   readonly #toolCalls: ToolCallSlot[] = [];
   readonly #slotByIndex = new Map<number, ToolCallSlot>();
+  readonly #thoughts = new ThoughtSplitter();
 
   /** Whether a finish reason has arrived (a usage-only chunk may still follow). */
   get finished(): boolean {
@@ -71,7 +71,9 @@ export class StreamAssembler {
     // Moonshot/Kimi put usage inside the finishing choice instead.
     if (choice.usage) this.#usage = toModelUsage(choice.usage);
     if (choice.finish_reason) this.#finishReason = choice.finish_reason;
-    return choice.delta ? this.#pushDelta(choice.delta) : [];
+    const events = choice.delta ? this.#pushDelta(choice.delta) : [];
+    if (choice.finish_reason) this.#pushContent(this.#thoughts.flush(), events);
+    return events;
   }
 
   #pushDelta(delta: ChatDelta): ModelStreamEvent[] {
@@ -83,11 +85,8 @@ export class StreamAssembler {
     if (reasoning !== undefined) this.#pushReasoning(reasoning, events);
     const { content } = delta;
     if (typeof content === 'string') {
-      if (geminiThoughtSchema.safeParse(delta.extra_content).success) {
-        this.#pushReasoning(content.replace(THOUGHT_TAGS, ''), events);
-      } else {
-        this.#pushText(content, events);
-      }
+      const marked = geminiThoughtSchema.safeParse(delta.extra_content).success;
+      this.#pushContent(this.#thoughts.push(content, marked), events);
     }
     for (const part of Array.isArray(content) ? content : []) {
       if (part.type === 'text' && part.text) this.#pushText(part.text, events);
@@ -102,6 +101,13 @@ export class StreamAssembler {
       if (event) events.push(event);
     }
     return events;
+  }
+
+  #pushContent(pieces: ContentPiece[], events: ModelStreamEvent[]): void {
+    for (const piece of pieces) {
+      if (piece.kind === 'text') this.#pushText(piece.text, events);
+      else this.#pushReasoning(piece.text, events);
+    }
   }
 
   #pushText(text: string, events: ModelStreamEvent[]): void {
