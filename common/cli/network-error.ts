@@ -55,12 +55,13 @@ function classifyNetworkError(error: unknown): NetworkFailure {
 
 /**
  * `cannot reach HOST: DNS: the name does not resolve (ENOTFOUND); try …`. `hint` adds a
- * command-specific thing to try for the failures that a different address would cure.
+ * command-specific thing to try for the failures that a different address would cure,
+ * and names the server meant to answer there (default: the Tether host).
  */
 export function describeNetworkFailure(
   target: string,
   error: unknown,
-  hint: { otherAddress?: string } = {},
+  hint: { otherAddress?: string; server?: string } = {},
 ): string {
   const failure = classifyNetworkError(error);
   const code = failure.code === undefined ? '' : ` (${failure.code})`;
@@ -70,7 +71,7 @@ export function describeNetworkFailure(
     case 'DNS':
       return `cannot reach ${target}: DNS: the name ${host} does not resolve${code}; check the name${host.endsWith('.local') ? ' (a .local name resolves only on the same network, through mDNS)' : ''}${other}`;
     case 'refused':
-      return `cannot reach ${target}: refused: nothing answers at that address and port${code}; check that the host is running (\`${tetherCommand()} start\`) and the port${other}`;
+      return `cannot reach ${target}: refused: nothing answers at that address and port${code}; check that ${hint.server === undefined ? `the host is running (${tetherCommand()} start)` : `${hint.server} is running there`} and the port${other}`;
     case 'timeout':
       return `cannot reach ${target}: timeout: no answer in time${code}; check that this device is on the host's network and no firewall blocks the port${other}`;
     case 'TLS':

@@ -37,12 +37,12 @@ const ErrorBody = z.looseObject({
 });
 
 /**
- * The error every command reports when there is no host to ask; when a host runs on the
- * demo's data directory beside it (`<data>/demo`, or `<data>` from the demo's), it names it.
+ * The data directory beside `dataDir` where a host runs: the demo's (`<data>/demo`, what
+ * `tether start --demo` uses), or `<data>` from the demo's. Undefined when none runs there.
  */
-function hostNotRunning(dataDir: string, why: string): TetherError {
+export function hostNearby(dataDir: string): string | undefined {
   const near = [join(dataDir, 'demo'), ...(basename(dataDir) === 'demo' ? [dirname(dataDir)] : [])];
-  const running = near.find((dir) => {
+  return near.find((dir) => {
     try {
       const file = readAdminFile(dir);
       return file !== undefined && isAlive(file.pid);
@@ -50,11 +50,19 @@ function hostNotRunning(dataDir: string, why: string): TetherError {
       return false;
     }
   });
+}
+
+/**
+ * The error every command reports when there is no host to ask; when a host runs on the
+ * demo's data directory beside it, it names it.
+ */
+function hostNotRunning(dataDir: string, why: string): TetherError {
+  const running = hostNearby(dataDir);
   const elsewhere =
     running === undefined ? '' : `; a host is running for ${running}: pass --data '${running}'`;
   return new TetherError(
     'unavailable',
-    `no Tether host is running for data dir ${dataDir} (${why})${elsewhere}, or start one with \`${tetherCommand()} start\``,
+    `no Tether host is running for data dir ${dataDir} (${why})${elsewhere}, or start one with: ${tetherCommand()} start`,
   );
 }
 

@@ -5,7 +5,13 @@
 import { randomUUID } from 'node:crypto';
 import { DeviceName, describeIssues, TetherError, type Device } from '../../protocol/index.js';
 import { AdminClient } from './admin-client.js';
-import { formatTable, formatTime, parseCommandArgs, UsageError } from '../../common/cli/index.js';
+import {
+  formatTable,
+  formatTime,
+  parseCommandArgs,
+  tetherCommand,
+  UsageError,
+} from '../../common/cli/index.js';
 import type { HostCommandContext } from './host-command.js';
 
 /** The usage text of `devices`, for `--help` and command-line errors. */
@@ -65,7 +71,7 @@ export async function devicesCommand(
     return 0;
   }
   if (devices.length === 0) {
-    ctx.out('No devices are paired. Pair one with `tether pair`.\n');
+    ctx.out(`No devices are paired. Pair one with: ${tetherCommand()} pair\n`);
     return 0;
   }
   const header = [

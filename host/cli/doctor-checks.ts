@@ -1,8 +1,8 @@
 /**
  * The checks of `tether doctor` that look at this machine and the data directory: Node,
- * the data directory and its file modes, the database, the model endpoint, the Keychain,
- * the HTTPS certificates, push, free disk space and the command sandbox. Each returns a pass, a fail with the
- * command that fixes it, or a skip that says why.
+ * the data directory and its file modes, the database, the Keychain, the HTTPS
+ * certificates, push, free disk space and the command sandbox. Each returns a pass, a
+ * failure or a warning with the command that fixes it, or a skip that says why.
  */
 import { execFile } from 'node:child_process';
 import { X509Certificate } from 'node:crypto';
@@ -12,21 +12,30 @@ import Database from 'better-sqlite3';
 import type { HostConfig } from '../config/index.js';
 import type { SandboxStatus } from '../sandbox/index.js';
 import { serverNames } from '../tls/index.js';
-import { describeNetworkFailure, tetherCommand } from '../../common/cli/index.js';
+import { tetherCommand } from '../../common/cli/index.js';
 
-/** One check's outcome: `fix` is the command (or step) that cures a failure. */
+/**
+ * One check's outcome: `fix` is the command (or step) that cures a failure or a warning.
+ * A warning is something to know that does not stop the host working (exit 0).
+ */
 export interface CheckResult {
   id: string;
-  status: 'pass' | 'fail' | 'skip';
+  status: 'pass' | 'warn' | 'fail' | 'skip';
   detail: string;
   fix?: string;
 }
 
-const pass = (id: string, detail: string): CheckResult => ({ id, status: 'pass', detail });
-const skip = (id: string, detail: string): CheckResult => ({ id, status: 'skip', detail });
-const fail = (id: string, detail: string, fix: string): CheckResult => ({
+export const pass = (id: string, detail: string): CheckResult => ({ id, status: 'pass', detail });
+export const skip = (id: string, detail: string): CheckResult => ({ id, status: 'skip', detail });
+export const fail = (id: string, detail: string, fix: string): CheckResult => ({
   id,
   status: 'fail',
+  detail,
+  fix,
+});
+export const warn = (id: string, detail: string, fix: string): CheckResult => ({
+  id,
+  status: 'warn',
   detail,
   fix,
 });
@@ -144,48 +153,6 @@ export function checkDatabase(dataDir: string): CheckResult {
   }
 }
 
-/** How to configure a model: the config file and the Keychain, or the environment. */
-const modelFix = () =>
-  `${tetherCommand()} model set --base-url https://api.deepseek.com --model deepseek-v4-flash && ${tetherCommand()} model set-key (or export TETHER_MODEL_BASE_URL, TETHER_MODEL and TETHER_MODEL_API_KEY), then restart the host`;
-
-/** The model check: configured, the endpoint answers, the key is accepted (`GET /models`). */
-export async function checkModel(config: HostConfig, signal: AbortSignal): Promise<CheckResult> {
-  if (config.demo) return pass('model', 'the offline demo model (no endpoint)');
-  const model = config.model;
-  if (model === null) return fail('model', 'no model configured', modelFix());
-  const url = `${model.baseUrl.replace(/\/+$/, '')}/models`;
-  let response: Response;
-  try {
-    response = await fetch(url, {
-      headers: model.apiKey === undefined ? {} : { authorization: `Bearer ${model.apiKey}` },
-      signal: AbortSignal.any([signal, AbortSignal.timeout(10_000)]),
-    });
-  } catch (error) {
-    return fail(
-      'model',
-      describeNetworkFailure(model.baseUrl, error),
-      `check TETHER_MODEL_BASE_URL (now ${model.baseUrl}) and the network`,
-    );
-  }
-  await response.body?.cancel();
-  if (response.status === 401 || response.status === 403) {
-    return fail(
-      'model',
-      `${model.baseUrl} refused the key (HTTP ${response.status})`,
-      `${tetherCommand()} model set-key (or export TETHER_MODEL_API_KEY=<a valid key>), then restart the host`,
-    );
-  }
-  // Some OpenAI-compatible servers do not list models: reaching them is enough.
-  if (response.ok || response.status === 404 || response.status === 405) {
-    return pass('model', `${model.model} at ${model.baseUrl} (key accepted)`);
-  }
-  return fail(
-    'model',
-    `${model.baseUrl} answered HTTP ${response.status} to GET /models`,
-    `check TETHER_MODEL_BASE_URL (now ${model.baseUrl})`,
-  );
-}
-
 /** Reads the host key item's presence through `security` (macOS only). */
 export function checkKeychain(
   config: HostConfig,
@@ -261,16 +228,23 @@ export function checkHttps(config: HostConfig, now = Date.now()): CheckResult {
   );
 }
 
-/** Push: keys made, and a secure origin a phone can subscribe from. */
+/**
+ * Push: keys made, and a secure origin a phone can subscribe from. Without them the host
+ * works and the app shows what waits when it is open: a warning, not a failure.
+ */
 export function checkPush(config: HostConfig, httpsOrigin: boolean): CheckResult {
   const fileKeys = existsSync(join(config.dataDir, 'push-key.json'));
   if (config.keyStore === 'file' && !fileKeys) {
-    return fail('push', 'no push keys yet', `${tetherCommand()} start --data '${config.dataDir}'`);
+    return warn(
+      'push',
+      'no push keys yet (the first start makes them)',
+      `${tetherCommand()} start --data '${config.dataDir}'`,
+    );
   }
   if (!httpsOrigin) {
-    return fail(
+    return warn(
       'push',
-      'push needs the app on HTTPS, and the host serves plain HTTP',
+      'no notifications: push needs the app on HTTPS, and the host serves plain HTTP',
       `${tetherCommand()} start --https, or ${tetherCommand()} start --tailscale (docs/https.md)`,
     );
   }

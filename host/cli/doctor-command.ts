@@ -1,7 +1,7 @@
 /**
  * `tether doctor`: one line per check of this machine, its data directory and the running
- * host, each failure with the command that fixes it; `--json` for scripts. Exits 1 when
- * any check fails.
+ * host, each failure or warning with the command that fixes it; `--json` for scripts.
+ * Exits 1 when any check fails; warnings (no push without HTTPS, no service) do not.
  */
 import { homedir } from 'node:os';
 import { ConfigError, loadHostConfig, type HostConfig } from '../config/index.js';
@@ -14,12 +14,12 @@ import {
   checkDisk,
   checkHttps,
   checkKeychain,
-  checkModel,
   checkNode,
   checkSandbox,
   checkPush,
   type CheckResult,
 } from './doctor-checks.js';
+import { checkModel } from './doctor-model.js';
 import { checkHost, checkLan, checkService, runningHost } from './doctor-network.js';
 import { checkTailscale } from './doctor-tailscale.js';
 import type { HostCommandContext } from './host-command.js';
@@ -29,12 +29,14 @@ export const DOCTOR_USAGE = `Usage: tether doctor [--data DIR] [--config FILE] [
 
 Checks Node, the data directory, the database, the model endpoint and key, the Keychain,
 the HTTPS certificates, LAN and .local name, tailscale serve, push, the service and free
-disk space. One line per check; each failure says the command that fixes it.
+disk space. One line per check (ok, warn, FAIL or skip); each failure or warning says the
+command that fixes it. Exits 1 when a check failed; warnings leave it 0.
 
 Options:
   --data DIR      data directory of the host (as for tether start)
   --config FILE   the config file the host uses (default: <data>/config.json)
   --json          print {"ok", "checks": [{"id","status","detail","fix"?}]} as one line
+                  (status: pass, warn, fail or skip)
 `;
 
 const FLAGS = {
@@ -43,7 +45,7 @@ const FLAGS = {
   json: { type: 'boolean' },
 } as const;
 
-const MARK = { pass: 'ok  ', fail: 'FAIL', skip: 'skip' } as const;
+const MARK = { pass: 'ok  ', warn: 'warn', fail: 'FAIL', skip: 'skip' } as const;
 
 async function configChecks(loaded: HostConfig, signal: AbortSignal): Promise<CheckResult[]> {
   // The key `tether model set-key` kept (Keychain or model-key.json), as the host reads it.
@@ -138,6 +140,8 @@ export async function doctorCommand(
     ctx.out(`${MARK[check.status]}  ${check.id.padEnd(width)}  ${check.detail}${fix}\n`);
   }
   const failed = checks.filter((check) => check.status === 'fail').length;
-  ctx.out(ok ? '\nAll checks passed.\n' : `\n${failed} check(s) failed.\n`);
+  const warned = checks.filter((check) => check.status === 'warn').length;
+  const warnings = warned === 0 ? '' : ` ${warned} warning(s): worth a look, not needed.`;
+  ctx.out(ok ? `\nNo check failed.${warnings}\n` : `\n${failed} check(s) failed.${warnings}\n`);
   return ok ? 0 : 1;
 }

@@ -6,7 +6,7 @@ import { lookup } from 'node:dns/promises';
 import { networkInterfaces } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { readAdminFile } from '../server/index.js';
-import { isAlive } from './admin-client.js';
+import { hostNearby, isAlive } from './admin-client.js';
 import { localHostName } from '../tls/index.js';
 import { tetherCommand } from '../../common/cli/index.js';
 import type { CheckResult } from './doctor-checks.js';
@@ -34,15 +34,30 @@ export function runningHost(dataDir: string): RunningHostInfo | null {
   }
 }
 
+/**
+ * The host of `dataDir`; when none runs there but one runs on the demo's data directory
+ * beside it (`tether start --demo`), that one, with how to check its own data.
+ */
 export function checkHost(dataDir: string, host: RunningHostInfo | null): CheckResult {
-  return host === null
-    ? {
-        id: 'host',
-        status: 'fail',
-        detail: `no host is running for ${dataDir}`,
-        fix: `${tetherCommand()} start --data '${dataDir}'`,
-      }
-    : { id: 'host', status: 'pass', detail: `running (pid ${host.pid}) at ${host.url}` };
+  if (host !== null) {
+    return { id: 'host', status: 'pass', detail: `running (pid ${host.pid}) at ${host.url}` };
+  }
+  const near = hostNearby(dataDir);
+  const nearHost = near === undefined ? null : runningHost(near);
+  if (near !== undefined && nearHost !== null) {
+    return {
+      id: 'host',
+      status: 'warn',
+      detail: `no host is running for ${dataDir}, but one is for ${near} (pid ${nearHost.pid}) at ${nearHost.url}`,
+      fix: `${tetherCommand()} doctor --data '${near}' checks that one`,
+    };
+  }
+  return {
+    id: 'host',
+    status: 'fail',
+    detail: `no host is running for ${dataDir}`,
+    fix: `${tetherCommand()} start --data '${dataDir}'`,
+  };
 }
 
 /** Private IPv4 and IPv6 addresses a phone on the LAN could use. */
@@ -115,11 +130,12 @@ export async function checkService(dataDir: string): Promise<CheckResult> {
   const name = defaultServiceName(manager);
   const report = await serviceReport(manager, name, manager.installedDataDir(name) ?? dataDir);
   const notes = report.notes.length === 0 ? '' : `; ${report.notes.join('; ')}`;
+  // Not a failure: a host started by hand works; the service keeps it running after login.
   if (!report.installed) {
     return {
       id: 'service',
-      status: 'fail',
-      detail: `not installed (${report.file})`,
+      status: 'warn',
+      detail: `not installed (${report.file}): the host runs only while started by hand`,
       fix: `${tetherCommand()} service install --data '${dataDir}'`,
     };
   }

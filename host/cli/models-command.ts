@@ -3,7 +3,7 @@
  * offers, so a user picks a real name for TETHER_MODEL (or `tether model set --model`).
  */
 import { homedir } from 'node:os';
-import { loadHostConfig, modelSecrets } from '../config/index.js';
+import { checkModelFlags, loadHostConfig, modelSecrets } from '../config/index.js';
 import { withStoredModelKey } from '../identity/index.js';
 import { Redactor } from '../log/index.js';
 import { listModels } from '../model/index.js';
@@ -41,6 +41,7 @@ export async function modelsCommand(
     ctx.out(MODELS_USAGE);
     return 0;
   }
+  if (values['base-url'] !== undefined) checkModelFlags({ baseUrl: values['base-url'] });
   const hostFlags = [
     ...(values.data === undefined ? [] : ['--data', values.data]),
     ...(values.config === undefined ? [] : ['--config', values.config]),

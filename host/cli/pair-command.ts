@@ -96,12 +96,12 @@ export async function pairCommand(
     }
     case 'expired':
       ctx.err(
-        `tether: the offer expired before a device paired: run \`${tetherCommand()} pair\` again\n`,
+        `tether: the offer expired before a device paired; for a new one, run: ${tetherCommand()} pair\n`,
       );
       return 1;
     case 'void':
       ctx.err(
-        `tether: the offer is void after repeated failed attempts (a wrong or tampered link?): run \`${tetherCommand()} pair\` again\n`,
+        `tether: the offer is void after repeated failed attempts (a wrong or tampered link?); for a new one, run: ${tetherCommand()} pair\n`,
       );
       return 1;
   }

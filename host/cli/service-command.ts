@@ -166,13 +166,13 @@ export async function serviceCommand(
       for (const key of KEY_VARIABLES.filter((variable) => process.env[variable])) {
         ctx.err(
           `note: ${key} is set in this shell, but the service does not see it: ` +
-            'keep the key with `tether model set-key` instead\n',
+            'keep the key with tether model set-key instead\n',
         );
       }
       for (const key of ['TETHER_MODEL_BASE_URL', 'TETHER_MODEL'].filter((v) => process.env[v])) {
         ctx.err(
           `note: ${key} is set in this shell, but the service does not see it: ` +
-            'write it to the config file with `tether model set --base-url URL --model NAME`\n',
+            'write it to the config file with: tether model set --base-url URL --model NAME\n',
         );
       }
       ctx.out(`check it with: tether service status${flags}\n`);

@@ -134,7 +134,7 @@ export function printStartBanner(
   }
   print(`admin page: ${scheme}://127.0.0.1:${port}/admin#token=${adminToken}`);
   print(
-    `pair a device: open the admin page, or run \`${tetherCommand()} pair --data '${config.dataDir}'\``,
+    `pair a device: open the admin page, or run: ${tetherCommand()} pair --data '${config.dataDir}'`,
   );
   // No other line may contain "listening on": harnesses take the first match as the URL.
   const loopbackOnly = /^(127\.|::1$|localhost$)/.test(config.bind);

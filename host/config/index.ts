@@ -9,7 +9,7 @@ export { HOST_USAGE } from './flags.js';
 export { loadHostConfig } from './load-host-config.js';
 export { forgetModelKeys, modelSecrets } from './model-secrets.js';
 export { redactedConfig } from './redact.js';
-export { writeModelSettings } from './write-model-settings.js';
+export { checkModelFlags, writeModelSettings } from './write-model-settings.js';
 export type {
   ConfigIssue,
   HostConfig,

@@ -14,14 +14,46 @@ export interface ModelSettingsChange {
   provider?: string;
 }
 
+const FLAG_OF: Record<keyof ModelSettingsChange, string> = {
+  baseUrl: '--base-url',
+  model: '--model',
+  provider: '--provider',
+};
+
+const ModelFlags = ConfigFile.shape.model.unwrap().pick({
+  baseUrl: true,
+  model: true,
+  provider: true,
+});
+
+/**
+ * Checks settings given on the command line (`--base-url`, `--model`, `--provider`) as
+ * the config file would hold them, naming the flag of each bad one.
+ *
+ * @throws ConfigError from the `command line` source, fields named as the flags.
+ */
+export function checkModelFlags(change: ModelSettingsChange): void {
+  const issues: ConfigIssue[] = [];
+  parseSource(ModelFlags, change, 'command line', issues);
+  if (issues.length === 0) return;
+  throw new ConfigError(
+    issues.map((issue) => ({
+      ...issue,
+      field: FLAG_OF[issue.field as keyof ModelSettingsChange] ?? issue.field,
+    })),
+  );
+}
+
 /**
  * Merges `change` into the config file's `model` object (creating the file, mode 0600,
  * if there is none) and writes it back atomically with its mode kept.
  *
- * @throws ConfigError when the file cannot be read as a config file or the result would
- *   not be valid; nothing is written then.
+ * @throws ConfigError when a flag's value is not valid (named as the flag), or the file
+ *   cannot be read as a config file or the result would not be valid; nothing is written
+ *   then.
  */
 export function writeModelSettings(path: string, change: ModelSettingsChange): void {
+  checkModelFlags(change);
   const source = `config file ${path}`;
   const issues: ConfigIssue[] = [];
   let current: Record<string, unknown> = {};

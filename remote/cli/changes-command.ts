@@ -64,7 +64,7 @@ function changesText(changes: OpResult<'run.changes'>, usage: OpResult<'run.usag
   for (const command of changes.commands) lines.push(commandLine(command));
   if (changes.omitted !== undefined) {
     lines.push(
-      `(${changes.omitted.writes} more writes and ${changes.omitted.commands} more commands than one answer holds: \`tether remote watch ${changes.runId}\` shows every call)`,
+      `(${changes.omitted.writes} more writes and ${changes.omitted.commands} more commands than one answer holds: tether remote watch ${changes.runId} shows every call)`,
     );
   }
   const tokens = usageText(usage.run);

@@ -23,7 +23,7 @@ async function chooseHost(
   if (hosts.length === 0) {
     throw new TetherError(
       'not_found',
-      'not paired with any host: pair with `tether remote pair <link>` (run `tether pair` on the host for a link)',
+      'not paired with any host: pair with tether remote pair <link> (run tether pair on the host for a link)',
     );
   }
   const list = hosts.map((host) => `  ${host.hostId}  ${host.hostName}  ${host.origin}`).join('\n');
@@ -48,7 +48,7 @@ export function connectionError(host: PairedHostSummary, status: ConnectionStatu
       if (status.reason === 'revoked') {
         return new TetherError(
           'device_revoked',
-          `${host.hostName} revoked this device: pair again with \`tether remote pair <link>\``,
+          `${host.hostName} revoked this device: pair again with: tether remote pair <link>`,
         );
       }
       return new TetherError(

@@ -19,7 +19,7 @@ export async function hostsCommand(argv: readonly string[], ctx: RemoteContext):
   }
   const hosts = await openClient(ctx, values.state).pairedHosts();
   if (hosts.length === 0) {
-    ctx.out('Not paired with any host: pair with `tether remote pair <link>`.\n');
+    ctx.out('Not paired with any host: pair with: tether remote pair <link>\n');
     return 0;
   }
   const rows = hosts.map((host) => [host.hostId, host.hostName, host.origin, host.deviceId]);

@@ -86,7 +86,7 @@ export async function runRemoteCli(args: readonly string[], ctx: RemoteContext):
     // The host never says which check failed; the cure is the same for each.
     const next =
       failure.code === 'pair_failed'
-        ? `: the link expired, was used already or is void; run \`${tetherCommand()} pair\` on the host for a new link`
+        ? `: the link expired, was used already or is void; for a new link, run on the host: ${tetherCommand()} pair`
         : '';
     const network = failure.code === 'unavailable' ? ctx.connectionFailure?.() : undefined;
     const message = visibleText(network ?? `${failure.message}${cause}${next}`);

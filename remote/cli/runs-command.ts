@@ -44,7 +44,7 @@ export async function runsCommand(argv: readonly string[], ctx: RemoteContext): 
     return 0;
   }
   if (runs.length === 0) {
-    ctx.out('No runs yet: start one with `tether remote submit "<task>"`.\n');
+    ctx.out('No runs yet: start one with: tether remote submit "<task>"\n');
     return 0;
   }
   const rows = runs.map((run) => [

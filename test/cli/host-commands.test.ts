@@ -149,8 +149,8 @@ describe('with no host running', () => {
     for (const result of results) {
       expect(result.code).toBe(1);
       expect(result.stderr).toContain(noHost(dir));
-      // `tether` is not on this PATH: the hint names the command by its full path.
-      expect(result.stderr).toContain(`start one with \`node '${tetherBin}' start\``);
+      // The first `tether` on this PATH is not this clone: the hint names it by its full path.
+      expect(result.stderr).toContain(`start one with: node '${tetherBin}' start`);
       expect(result.stdout).toBe('');
     }
   });

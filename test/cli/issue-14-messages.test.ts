@@ -93,7 +93,7 @@ describe('a pairing link that no longer works', () => {
     );
     expect(again.code).toBe(1);
     expect(again.stderr).toBe(
-      `tether remote pair: pairing failed: the link expired, was used already or is void; run \`node '${tetherBin}' pair\` on the host for a new link [pair_failed]\n`,
+      `tether remote pair: pairing failed: the link expired, was used already or is void; for a new link, run on the host: node '${tetherBin}' pair [pair_failed]\n`,
     );
   });
 });
@@ -190,9 +190,9 @@ describe('hints as installed', () => {
     const linked = await runTether(['devices', '--data', data], home.path, {
       PATH: `${bin}:${process.env['PATH'] ?? ''}`,
     });
-    expect(linked.stderr).toContain('start one with `tether start`');
+    expect(linked.stderr).toContain('start one with: tether start');
     const plain = await runTether(['devices', '--data', data], home.path);
-    expect(plain.stderr).toContain(`start one with \`node '${tetherBin}' start\``);
+    expect(plain.stderr).toContain(`start one with: node '${tetherBin}' start`);
   });
 });
 

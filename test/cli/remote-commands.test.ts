@@ -242,7 +242,7 @@ describe('tether remote', () => {
     });
     expect(result.code).toBe(1);
     expect(result.stderr).toContain(
-      'not paired with any host: pair with `tether remote pair <link>`',
+      'not paired with any host: pair with tether remote pair <link>',
     );
   });
 

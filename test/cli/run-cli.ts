@@ -2,6 +2,7 @@
  * The built `tether` command as a child process, for the CLI tests (npm test builds first).
  */
 import { spawn } from 'node:child_process';
+import { pathWithForeignTether } from '../support/foreign-tether.js';
 
 const bin = new URL('../../bin/tether.js', import.meta.url).pathname;
 
@@ -22,14 +23,18 @@ export interface RunningCli {
   exit: Promise<CliResult>;
 }
 
-/** Starts `tether <args>` with only PATH and HOME (`home`) from the environment. */
+/**
+ * Starts `tether <args>` with only PATH and HOME (`home`) from the environment; PATH has a
+ * foreign `tether` first (test/support/foreign-tether.ts), so hints name this clone's
+ * `node …/bin/tether.js` whether or not `tether` is installed on the machine.
+ */
 export function startTether(
   args: readonly string[],
   home: string,
   env: Record<string, string> = {},
 ): RunningCli {
   const child = spawn(process.execPath, [bin, ...args], {
-    env: { PATH: process.env['PATH'] ?? '', HOME: home, ...env },
+    env: { PATH: pathWithForeignTether(), HOME: home, ...env },
   });
   let stdout = '';
   let stderr = '';

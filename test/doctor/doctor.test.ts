@@ -27,7 +27,7 @@ const Report = z.strictObject({
   checks: z.array(
     z.strictObject({
       id: z.string(),
-      status: z.enum(['pass', 'fail', 'skip']),
+      status: z.enum(['pass', 'warn', 'fail', 'skip']),
       detail: z.string(),
       fix: z.string().optional(),
     }),
@@ -123,9 +123,9 @@ describe('tether doctor', () => {
     expect(check(report, 'model').detail).toContain('key accepted');
     expect(check(report, 'tailscale').detail).toContain(`127.0.0.1:${new URL(host.url).port}`);
     expect(check(report, 'keychain')).toMatchObject({ status: 'skip' });
-    // Not installed in this test's HOME: the fix is the install for this data directory.
+    // Not installed in this test's HOME: a warning, with the install for this data directory.
     const service = check(report, 'service');
-    expect(service.status).toBe('fail');
+    expect(service.status).toBe('warn');
     expect(service.detail).toContain('not installed');
     expect(service.fix).toContain(`service install --data '${host.dataDir}'`);
     // One cheap request to the endpoint, with the key.
@@ -152,7 +152,86 @@ describe('tether doctor', () => {
       new RegExp(`cannot reach http://127\\.0\\.0\\.1:${port}/v1: refused`),
     );
     expect(modelLine).toMatch(/→ fix: check TETHER_MODEL_BASE_URL/);
+    // The model server is not the Tether host: starting the host cures nothing.
+    expect(modelLine).toContain('check that the model server is running there');
+    expect(modelLine).not.toContain('start)');
     expect(result.stdout).toMatch(/^ok\s+node\s+Node \d+/m);
+  });
+
+  it('warns, and exits 0, for push without HTTPS and no service on a fresh setup', async () => {
+    // No tailscale on PATH: the host serves plain HTTP only.
+    const result = await runTether(
+      ['doctor', '--data', host.dataDir],
+      home.path,
+      env({ PATH: process.env['PATH'] ?? '' }),
+    );
+    expect(result.code, result.stdout).toBe(0);
+    expect(result.stdout).toMatch(
+      /^warn\s+push\s+no notifications: push needs the app on HTTPS.*→ fix: /m,
+    );
+    expect(result.stdout).toMatch(/^warn\s+service\s+not installed .*→ fix: .*service install/m);
+    expect(result.stdout).not.toMatch(/^FAIL/m);
+    expect(result.stdout).toMatch(/No check failed\. 2 warning\(s\)/);
+    const { code, report } = await doctor(host.dataDir, { PATH: process.env['PATH'] ?? '' });
+    expect(code).toBe(0);
+    expect(report.ok).toBe(true);
+    expect(check(report, 'push').status).toBe('warn');
+  });
+
+  it('fails the model check when the endpoint does not list the model, naming where the name came from', async () => {
+    const { code, report } = await doctor(host.dataDir, { TETHER_MODEL: 'no-such-model' });
+    expect(code).toBe(1);
+    const modelCheck = check(report, 'model');
+    expect(modelCheck).toMatchObject({
+      status: 'fail',
+      detail: `${model.baseUrl} does not offer no-such-model (from TETHER_MODEL); it lists scripted-model`,
+    });
+    expect(modelCheck.fix).toMatch(
+      /models lists them; then export TETHER_MODEL=NAME, then restart the host$/,
+    );
+  });
+
+  it('names the config file, not a variable, for a model server that is down', async () => {
+    using dir = tempDir('tether-doctor-file-');
+    const dataDir = join(dir.path, 'data');
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const base = `http://127.0.0.1:${(closed.address() as AddressInfo).port}/v1`;
+    await new Promise((resolve) => closed.close(resolve));
+    const set = await runTether(
+      ['model', 'set', '--base-url', base, '--model', 'm', '--data', dataDir],
+      home.path,
+    );
+    expect(set.code, set.stderr).toBe(0);
+
+    const result = await runTether(['doctor', '--data', dataDir, '--json'], home.path, {
+      TETHER_KEY_STORE: 'file',
+    });
+
+    const modelCheck = check(Report.parse(JSON.parse(result.stdout)), 'model');
+    const configFile = join(dataDir, 'config.json');
+    expect(modelCheck.detail).toContain(`cannot reach ${base}: refused`);
+    expect(modelCheck.detail).not.toContain('start)');
+    expect(modelCheck.fix).toBe(
+      `check model.baseUrl in ${configFile} (now ${base}): start the model server there, or node '${tetherBin}' model set --base-url URL --data '${dataDir}'`,
+    );
+    expect(modelCheck.fix).not.toContain('TETHER_MODEL_BASE_URL');
+  });
+
+  it('sees a demo host running beside the data directory it was asked about', async () => {
+    using dir = tempDir('tether-doctor-demo-');
+    const dataDir = join(dir.path, 'data');
+    await using demo = await startHostProcess({ dataDir: join(dataDir, 'demo'), args: ['--demo'] });
+
+    const { report } = await doctor(dataDir);
+
+    const admin = readAdminFile(demo.dataDir);
+    const hostCheck = check(report, 'host');
+    expect(hostCheck).toMatchObject({
+      status: 'warn',
+      detail: `no host is running for ${dataDir}, but one is for ${demo.dataDir} (pid ${admin?.pid}) at ${admin?.url}`,
+    });
+    expect(hostCheck.fix).toContain(`doctor --data '${demo.dataDir}' checks that one`);
   });
 
   it('fails the model check when the endpoint refuses the key (401), saying which variable to set', async () => {

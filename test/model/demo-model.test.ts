@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { startHost, type RunningHost } from '../../host/cli/start-host.js';
+import { pathWithForeignTether } from '../support/foreign-tether.js';
 import { pairDevice, RawChannel } from '../support/raw-channel.js';
 import { until } from '../support/wait.js';
 import { tempDir, type TempDir } from '../support/temp-dir.js';
@@ -48,6 +49,7 @@ beforeAll(async () => {
   rootDir = tempDir('tether-demo-', { realpath: false });
   root = rootDir.path;
   process.env['TETHER_KEY_STORE'] = 'file';
+  process.env['PATH'] = pathWithForeignTether();
   process.env['TETHER_LOG_LEVEL'] = 'warn';
   host = await startHost(['--demo', '--data', join(root, 'data'), '--port', '0'], (line) =>
     lines.push(line),
@@ -73,7 +75,7 @@ afterAll(async () => {
 describe('the demo model', () => {
   it('says it is a demo on the start lines and in host.info, with its own sample workspace', async () => {
     expect(lines.join('\n')).toContain('model: tether-demo (demo model: scripted, not an AI');
-    // The hint names this clone's bin/tether.js unless `tether` on PATH is this clone.
+    // The hint names this clone's bin/tether.js: the first `tether` on PATH is another.
     const bin = fileURLToPath(new URL('../../bin/tether.js', import.meta.url));
     expect(lines.join('\n')).toContain(`node '${bin}' pair --data '${join(root, 'data')}'`);
     const info = await channel.call('host.info');
