@@ -6,12 +6,14 @@ import nacl from 'tweetnacl';
 import {
   b64u,
   fromB64u,
+  PAIR_REFUSALS,
   type PairChallengeMessage,
   PairChallengePayload,
   PairConfirmMessage,
   type PairedMessage,
   PairMessage,
   PairPayload,
+  type PairRefusal,
   parseWith,
 } from '../protocol/index.js';
 import {
@@ -87,10 +89,13 @@ export function acceptPair(frame: unknown, options: HostPairingOptions): PairAcc
     requireVersion(value, 'pair');
     const message = parseFrame(PairMessage, value, 'pair');
     const offer = lookupOffer(message.offer);
-    if (offer === undefined) throw pairFailed('unknown offer');
-    if (offer.used) throw pairFailed('offer already used');
-    if (offer.failedAttempts >= MAX_FAILED_ATTEMPTS) throw pairFailed('offer void after failures');
-    if (now >= offer.expiresAt) throw pairFailed('offer expired');
+    // The link's own state is said (each wants another cure); later failures are not.
+    if (offer === undefined) throw refused('unknown', 'unknown offer');
+    if (offer.used) throw refused('used', 'offer already used');
+    if (offer.failedAttempts >= MAX_FAILED_ATTEMPTS) {
+      throw refused('void', 'offer void after failures');
+    }
+    if (now >= offer.expiresAt) throw refused('expired', 'offer expired');
     return { message, offer };
   });
   if (!found.ok) return found;
@@ -165,4 +170,8 @@ class PairingAsHost implements HostPairing {
 
 function pairFailed(internalReason: string): HandshakeError {
   return new HandshakeError('pair_failed', 'pairing failed', internalReason);
+}
+
+function refused(refusal: PairRefusal, internalReason: string): HandshakeError {
+  return new HandshakeError('pair_failed', PAIR_REFUSALS[refusal], internalReason);
 }

@@ -22,6 +22,7 @@ export { CloseCode, ERROR_CODE_NAMES, ERROR_CODES, isErrorCode, TetherError } fr
 export type { ErrorCode } from './errors.js';
 export type { ModelFailureCode, RunFailure, ToolFailureCode } from './failures.js';
 export { describeIssues, parseJson, parseWith } from './validate.js';
+export { PAIR_REFUSALS, pairRefusalOf, type PairRefusal } from './pair-refusal.js';
 export { quickSafeParse } from './accept-check.js';
 export { setEnglishIssueMessages } from './zod-messages.js';
 export {

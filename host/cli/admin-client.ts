@@ -160,6 +160,12 @@ export class AdminClient {
     return parseWith(OfferStatus, await this.call('GET', path, undefined, signal), 'offer status');
   }
 
+  /** Ends a pending offer so its link no longer pairs; answers where it is now. */
+  async revokeOffer(offerId: string, signal?: AbortSignal): Promise<OfferStatus> {
+    const path = `/offers/${encodeURIComponent(offerId)}/revoke`;
+    return parseWith(OfferStatus, await this.call('POST', path, {}, signal), 'offer status');
+  }
+
   /** Every device ever paired, revoked ones included. */
   async listDevices(signal?: AbortSignal): Promise<Device[]> {
     const result = parseWith(

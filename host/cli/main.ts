@@ -103,7 +103,10 @@ async function start(argv: readonly string[]): Promise<number> {
   return 0;
 }
 
-/** Runs a local command with Ctrl-C wired to its signal; maps its failures to exit codes. */
+/**
+ * Runs a local command with Ctrl-C (SIGINT) and SIGTERM wired to its signal, so it can
+ * undo what it started (`tether pair` revokes its offer); maps its failures to exit codes.
+ */
 async function runHostCommand(
   name: keyof typeof HOST_COMMANDS,
   argv: readonly string[],
@@ -112,6 +115,7 @@ async function runHostCommand(
   const interrupt = new AbortController();
   const onInterrupt = () => interrupt.abort();
   process.once('SIGINT', onInterrupt);
+  process.once('SIGTERM', onInterrupt);
   const ctx: HostCommandContext = {
     out: (text) => process.stdout.write(text),
     err: (text) => process.stderr.write(text),
@@ -138,6 +142,7 @@ async function runHostCommand(
     throw error;
   } finally {
     process.off('SIGINT', onInterrupt);
+    process.off('SIGTERM', onInterrupt);
   }
 }
 

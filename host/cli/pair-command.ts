@@ -38,15 +38,46 @@ const FLAGS = {
 /** An offer no longer pending. */
 type Outcome = OfferStatus & { state: Exclude<OfferStatus['state'], 'pending'> };
 
+/** How long the revoke of a stopped command's offer may take before it gives up. */
+const REVOKE_TIMEOUT_MS = 5_000;
+
+/**
+ * Waits until the offer is no longer pending. Stopped first (Ctrl-C, SIGTERM), it revokes
+ * the offer before giving up, so the link it showed no longer pairs a device.
+ */
 async function waitForOutcome(
   admin: AdminClient,
   offerId: string,
-  signal: AbortSignal,
+  ctx: HostCommandContext,
 ): Promise<Outcome> {
-  for (;;) {
-    const status = await admin.offerStatus(offerId, signal);
-    if (status.state !== 'pending') return status as Outcome;
-    await sleep(PAIR_POLL_MS, undefined, { signal });
+  const { signal } = ctx;
+  try {
+    for (;;) {
+      const status = await admin.offerStatus(offerId, signal);
+      if (status.state !== 'pending') return status as Outcome;
+      await sleep(PAIR_POLL_MS, undefined, { signal });
+    }
+  } catch (error) {
+    if (signal.aborted) await revokeStopped(admin, offerId, ctx.err);
+    throw error;
+  }
+}
+
+async function revokeStopped(
+  admin: AdminClient,
+  offerId: string,
+  err: (text: string) => void,
+): Promise<void> {
+  try {
+    const status = await admin.revokeOffer(offerId, AbortSignal.timeout(REVOKE_TIMEOUT_MS));
+    if (status.state === 'paired') {
+      err('\ntether: a device paired before the stop: tether devices lists it\n');
+    } else {
+      err('\ntether: the offer is revoked: its link no longer pairs a device\n');
+    }
+  } catch (error) {
+    const why = error instanceof Error ? error.message : String(error);
+    err(`\ntether: the offer could not be revoked (${why}); it expires by itself\n`);
   }
 }
 
@@ -67,7 +98,7 @@ export async function pairCommand(
     const { link, offerId, expiresAt } = offer;
     ctx.out(JSON.stringify({ link, offerId, expiresAt }) + '\n');
     if (values.wait !== true) return 0;
-    const { state, sas, device } = await waitForOutcome(admin, offerId, ctx.signal);
+    const { state, sas, device } = await waitForOutcome(admin, offerId, ctx);
     ctx.out(JSON.stringify({ state, sas, device }) + '\n');
     return state === 'paired' ? 0 : 1;
   }
@@ -80,7 +111,7 @@ export async function pairCommand(
   ctx.out(
     `The offer expires at ${clock} (in ${seconds} s). Waiting for a device… (Ctrl-C to stop)\n`,
   );
-  const status = await waitForOutcome(admin, offer.offerId, ctx.signal);
+  const status = await waitForOutcome(admin, offer.offerId, ctx);
   switch (status.state) {
     case 'paired': {
       const device = status.device;

@@ -3,8 +3,9 @@
  */
 
 /**
- * The first line of stdin. On a terminal, `prompt` goes to stderr and the typed
- * characters are not shown (raw mode; backspace works, Ctrl-C or Ctrl-D gives up).
+ * The first line of stdin. On a terminal, echo goes off (raw mode), then `prompt` goes to
+ * stderr, and the typed characters are not shown (backspace works, Ctrl-C or Ctrl-D gives
+ * up).
  * Resolves with null when nothing was given.
  */
 export function readSecretInput(prompt: string, signal: AbortSignal): Promise<string | null> {
@@ -18,8 +19,9 @@ export function readSecretInput(prompt: string, signal: AbortSignal): Promise<st
       stdin.on('error', reject);
     });
   }
-  process.stderr.write(prompt);
+  // Echo off before the prompt shows: a key typed as soon as the prompt appears is never shown.
   stdin.setRawMode(true);
+  process.stderr.write(prompt);
   stdin.setEncoding('utf8');
   return new Promise((resolve) => {
     let typed = '';

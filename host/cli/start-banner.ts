@@ -68,10 +68,18 @@ function realOrSelf(named: string): string {
   }
 }
 
-/** The origin a pairing link names when the admin request gives none. */
-export function defaultOrigin(bind: string, port: number, https: boolean): string {
+/**
+ * The origin a pairing link names when the admin request gives none: for a wildcard bind,
+ * `lanName` (the `.local` name where it resolves here, else a LAN address: lan-origin.ts).
+ */
+export function defaultOrigin(
+  bind: string,
+  port: number,
+  https: boolean,
+  lanName = `${localHostName()}.local`,
+): string {
   const scheme = https ? 'https' : 'http';
-  if (bind === '0.0.0.0' || bind === '::') return `${scheme}://${localHostName()}.local:${port}`;
+  if (bind === '0.0.0.0' || bind === '::') return `${scheme}://${lanName}:${port}`;
   return `${scheme}://${bind.includes(':') ? `[${bind}]` : bind}:${port}`;
 }
 
@@ -149,8 +157,7 @@ export function printStartBanner(
       .flatMap((entries) => entries ?? [])
       .filter((entry) => !entry.internal && entry.family === 'IPv4')
       .map((entry) => `${scheme}://${entry.address}:${port}`);
-    print(
-      `on your network: ${[defaultOrigin(config.bind, port, tls !== null), ...lan].join(', ')}`,
-    );
+    const named = defaultOrigin(config.bind, port, tls !== null);
+    print(`on your network: ${[...new Set([named, ...lan])].join(', ')}`);
   }
 }

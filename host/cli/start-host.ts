@@ -68,6 +68,7 @@ import { VERSION } from '../version.js';
 import { hostRealPaths, machineSandbox } from './machine-sandbox.js';
 import { defaultOrigin, printStartBanner } from './start-banner.js';
 import { tetherCommand } from '../../common/cli/index.js';
+import { lanHostName, LocalNameCheck } from './lan-origin.js';
 
 export interface RunningHost {
   url: string;
@@ -357,6 +358,9 @@ async function startLocked(
   keepSecret(adminToken);
   let port = config.port;
   let tailnet: TailnetPublication | null = null;
+  // Links name the .local name only where it resolves here (asked now, again at each offer).
+  const localName = new LocalNameCheck();
+  localName.refresh();
   const app = createHttpApp({
     hostId: identity.hostId,
     version: VERSION,
@@ -365,7 +369,11 @@ async function startLocked(
       identity: hostIdentity,
       token: adminToken,
       port: () => port,
-      defaultOrigin: () => tailnet?.origin ?? defaultOrigin(config.bind, port, tls !== null),
+      defaultOrigin: () => {
+        if (tailnet !== null) return tailnet.origin;
+        localName.refresh();
+        return defaultOrigin(config.bind, port, tls !== null, lanHostName(localName));
+      },
       closeDeviceSockets: (deviceId) => channel.closeDevice(deviceId),
     },
     appDir: options.appDir ?? defaultAppDir(),

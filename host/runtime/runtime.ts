@@ -378,6 +378,14 @@ export class Runtime {
     return this.store.offers.get(offerId);
   }
 
+  /**
+   * Ends a pending pairing offer now (`tether pair` stopped by Ctrl-C): its link no longer
+   * pairs. False when the offer was used already or had ended.
+   */
+  endPairOffer(offerId: string): boolean {
+    return this.store.write((tx) => this.store.offers.end(offerId, tx.at));
+  }
+
   /** Counts a failed pairing attempt on an offer (enough of them void it). */
   countFailedPairing(offerId: string): void {
     this.store.write(() => this.store.offers.countFailure(offerId));

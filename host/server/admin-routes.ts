@@ -90,8 +90,8 @@ export function adminRoutes(options: AdminOptions): Hono<{ Bindings: HttpBinding
     });
   });
 
-  app.get('/admin/api/offers/:offerId', (c) => {
-    const offer = runtime.findPairOffer(c.req.param('offerId'));
+  const offerStatus = (offerId: string) => {
+    const offer = runtime.findPairOffer(offerId);
     if (offer === undefined) throw new TetherError('not_found', 'no such offer');
     const device = offer.deviceId === null ? undefined : runtime.findDevice(offer.deviceId);
     const state = offer.used
@@ -101,7 +101,7 @@ export function adminRoutes(options: AdminOptions): Hono<{ Bindings: HttpBinding
         : now() >= offer.expiresAt
           ? 'expired'
           : 'pending';
-    return c.json({
+    return {
       offerId: offer.offerId,
       state,
       expiresAt: offer.expiresAt,
@@ -109,7 +109,19 @@ export function adminRoutes(options: AdminOptions): Hono<{ Bindings: HttpBinding
       ...(device === undefined
         ? {}
         : { device: { deviceId: device.deviceId, name: device.name, platform: device.platform } }),
-    });
+    };
+  };
+
+  app.get('/admin/api/offers/:offerId', (c) => c.json(offerStatus(c.req.param('offerId'))));
+
+  // `tether pair` stopped before a device paired: its link must not pair later.
+  app.post('/admin/api/offers/:offerId/revoke', (c) => {
+    const offerId = c.req.param('offerId');
+    if (runtime.findPairOffer(offerId) === undefined) {
+      throw new TetherError('not_found', 'no such offer');
+    }
+    runtime.endPairOffer(offerId);
+    return c.json(offerStatus(offerId));
   });
 
   app.get('/admin/api/devices', (c) => c.json(runtime.listDevices('admin')));

@@ -71,6 +71,14 @@ export class PairingOffers {
     return info.changes === 1;
   }
 
+  /** Ends a pending offer at `at` (it expires then); false when it was used or had ended. */
+  end(offerId: string, at: number): boolean {
+    const info = this.prepare(
+      'UPDATE pairing_offers SET expires_at = ? WHERE offer_id = ? AND used_at IS NULL AND expires_at > ?',
+    ).run(at, offerId, at);
+    return info.changes === 1;
+  }
+
   /** Forgets offers that expired before `before`, used or not: nothing refers to them. */
   pruneExpired(before: number): number {
     return this.prepare('DELETE FROM pairing_offers WHERE expires_at < ?').run(before).changes;

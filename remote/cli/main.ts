@@ -3,7 +3,7 @@
  * (pairing, the encrypted channel, the durable outbox). Human output by default.
  */
 import { homedir } from 'node:os';
-import { setEnglishIssueMessages, TetherError } from '../../protocol/index.js';
+import { pairRefusalOf, setEnglishIssueMessages, TetherError } from '../../protocol/index.js';
 import { visibleText } from '../client/index.js';
 import { approvalCommand, approvalUsage } from './approval-command.js';
 import { CANCEL_USAGE, cancelCommand } from './cancel-command.js';
@@ -83,15 +83,29 @@ export async function runRemoteCli(args: readonly string[], ctx: RemoteContext):
     }
     const failure = TetherError.from(error);
     const cause = failure.code === 'internal' && error instanceof Error ? `: ${error.message}` : '';
-    // The host never says which check failed; the cure is the same for each.
-    const next =
-      failure.code === 'pair_failed'
-        ? `: the link expired, was used already or is void; for a new link, run on the host: ${tetherCommand()} pair`
-        : '';
+    const next = failure.code === 'pair_failed' ? pairCure(failure.message) : '';
     const network = failure.code === 'unavailable' ? ctx.connectionFailure?.() : undefined;
     const message = visibleText(network ?? `${failure.message}${cause}${next}`);
     ctx.err(`tether remote ${name}: ${message} [${failure.code}]\n`);
     return 1;
+  }
+}
+
+/**
+ * What to do after a `pair_failed`: the host says when the link itself is the reason
+ * (used, expired, void, unknown); other failures do not say which check failed.
+ */
+function pairCure(message: string): string {
+  const fresh = `for a new link, run on the host: ${tetherCommand()} pair`;
+  switch (pairRefusalOf(message)) {
+    case 'used':
+      return `; a link pairs one device only: ${fresh}`;
+    case 'expired':
+    case 'void':
+    case 'unknown':
+      return `; ${fresh}`;
+    case undefined:
+      return `: the link expired, was used already or is void, or the device and host disagree; ${fresh}`;
   }
 }
 

@@ -93,7 +93,7 @@ describe('a pairing link that no longer works', () => {
     );
     expect(again.code).toBe(1);
     expect(again.stderr).toBe(
-      `tether remote pair: pairing failed: the link expired, was used already or is void; for a new link, run on the host: node '${tetherBin}' pair [pair_failed]\n`,
+      `tether remote pair: pairing failed: this link was used already; a link pairs one device only: for a new link, run on the host: node '${tetherBin}' pair [pair_failed]\n`,
     );
   });
 });

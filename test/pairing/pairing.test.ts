@@ -1,6 +1,6 @@
 import nacl from 'tweetnacl';
 import { describe, expect, it } from 'vitest';
-import { b64u, CloseCode, fromB64u } from '../../protocol/index.js';
+import { b64u, CloseCode, fromB64u, PAIR_REFUSALS } from '../../protocol/index.js';
 import {
   acceptPair,
   createIdentity,
@@ -21,10 +21,16 @@ function pairFrom(link: PairLink, identity = createIdentity()) {
   return startPairing({ link, identity, name: 'Test iPhone', platform: 'ios' });
 }
 
-/** Every pairing failure reads the same to the peer: only the log says which check failed. */
-function pairFailure(result: { ok: true } | PairingFailure): PairingFailure {
+/**
+ * A pairing failure as the peer reads it: "pairing failed", or for a link that cannot pair
+ * (used, expired, void, unknown) the refusal saying which; only the log says more.
+ */
+function pairFailure(
+  result: { ok: true } | PairingFailure,
+  message: string = 'pairing failed',
+): PairingFailure {
   const failure = failureOf(result);
-  expect(failure.error).toMatchObject({ code: 'pair_failed', message: 'pairing failed' });
+  expect(failure.error).toMatchObject({ code: 'pair_failed', message });
   expect(failure.error.closeCode).toBe(CloseCode.pairingFailed);
   return failure;
 }
@@ -80,6 +86,7 @@ describe('pairing', () => {
     const { offer, link, hostOptions } = pairingSetup();
     const failure = pairFailure(
       acceptPair(pairFrom(link).pair, { ...hostOptions, now: offer.expiresAt }),
+      PAIR_REFUSALS.expired,
     );
     expect(failure.error.internalReason).toBe('offer expired');
     expect(failure.countAttemptOn).toBeUndefined();
@@ -88,14 +95,14 @@ describe('pairing', () => {
   it('rejects a used offer', () => {
     const { offer, link, hostOptions } = pairingSetup();
     offer.used = true;
-    const failure = pairFailure(acceptPair(pairFrom(link).pair, hostOptions));
+    const failure = pairFailure(acceptPair(pairFrom(link).pair, hostOptions), PAIR_REFUSALS.used);
     expect(failure.error.internalReason).toBe('offer already used');
   });
 
   it('rejects an unknown offer', () => {
     const { link, hostOptions } = pairingSetup();
     const options = { ...hostOptions, lookupOffer: () => undefined };
-    const failure = pairFailure(acceptPair(pairFrom(link).pair, options));
+    const failure = pairFailure(acceptPair(pairFrom(link).pair, options), PAIR_REFUSALS.unknown);
     expect(failure.error.internalReason).toBe('unknown offer');
   });
 
@@ -107,7 +114,7 @@ describe('pairing', () => {
       expect(failure.countAttemptOn).toBe(offer.offerId);
       offer.failedAttempts++;
     }
-    const failure = pairFailure(acceptPair(pairFrom(link).pair, hostOptions));
+    const failure = pairFailure(acceptPair(pairFrom(link).pair, hostOptions), PAIR_REFUSALS.void);
     expect(failure.error.internalReason).toBe('offer void after failures');
   });
 
@@ -216,10 +223,12 @@ describe('pairing', () => {
     const failed = acceptPair(pair, { ...hostOptions, now: NOW + 10 * 60_000 });
     if (failed.ok) throw new Error('expected the expired offer to fail');
     const frame = JSON.stringify(handshakeErrorFrame(failed.error));
-    expect(frame).toBe('{"t":"error","code":"pair_failed","message":"pairing failed"}');
+    expect(frame).toBe(
+      '{"t":"error","code":"pair_failed","message":"pairing failed: this link expired"}',
+    );
     expect(pairing.receiveChallenge(frame)).toMatchObject({
       ok: false,
-      error: { code: 'pair_failed', message: 'pairing failed' },
+      error: { code: 'pair_failed', message: PAIR_REFUSALS.expired },
     });
   });
 

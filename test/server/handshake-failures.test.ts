@@ -207,12 +207,12 @@ describe('revoking itself', () => {
 });
 
 describe('pairing offers', () => {
-  it('are single use: a used link fails with 4409 and says not why', async () => {
+  it('are single use: a used link fails with 4409 and says it was used', async () => {
     const link = await host.pairLink();
     await pairDevice(link);
     await expect(pairDevice(link)).rejects.toMatchObject({
       code: 'pair_failed',
-      message: 'pairing failed',
+      message: 'pairing failed: this link was used already',
     });
   });
 });

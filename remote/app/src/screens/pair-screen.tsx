@@ -3,9 +3,9 @@
  * pasted link; then the SAS to compare with the one the host shows.
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { TetherError } from '#protocol';
 import type { PairResult } from '#client';
 import { DEVICE_NAME_KEY, pairingDevice } from '../logic/device-name.js';
+import { pairingError } from '../logic/pairing-error.js';
 import { useAppView, useModel } from '../state/app-context.js';
 
 export interface PairScreenProps {
@@ -171,25 +171,6 @@ export function PairScreen({ link, onBusy, onDone, onCancel }: PairScreenProps) 
       )}
     </main>
   );
-}
-
-function pairingError(error: unknown): string {
-  if (error instanceof TetherError) {
-    switch (error.code) {
-      case 'invalid_request':
-        return 'That is not a Tether pairing link. Copy the whole link the host printed.';
-      case 'pair_failed':
-        return 'The host refused: the link expired, was used already, or is not the host you scanned. Make a new one with `tether pair`.';
-      case 'unauthorized':
-        return 'This is not the host you scanned. Do not pair.';
-      case 'handshake_timeout':
-      case 'unavailable':
-        return 'Cannot reach the host. Is it running, and is this device on the same network?';
-      default:
-        return `Pairing failed: ${error.message}`;
-    }
-  }
-  return 'Cannot reach the host. Is it running, and is this device on the same network?';
 }
 
 function cameraError(error: unknown): string {
