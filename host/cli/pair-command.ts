@@ -58,7 +58,7 @@ async function waitForOutcome(
       await sleep(PAIR_POLL_MS, undefined, { signal });
     }
   } catch (error) {
-    if (signal.aborted) await revokeStopped(admin, offerId, ctx.err);
+    if (signal.aborted) await revokeStopped(admin, offerId, (text) => ctx.err(text));
     throw error;
   }
 }
