@@ -26,14 +26,14 @@ export interface CheckResult {
 }
 
 export const pass = (id: string, detail: string): CheckResult => ({ id, status: 'pass', detail });
-export const skip = (id: string, detail: string): CheckResult => ({ id, status: 'skip', detail });
+const skip = (id: string, detail: string): CheckResult => ({ id, status: 'skip', detail });
 export const fail = (id: string, detail: string, fix: string): CheckResult => ({
   id,
   status: 'fail',
   detail,
   fix,
 });
-export const warn = (id: string, detail: string, fix: string): CheckResult => ({
+const warn = (id: string, detail: string, fix: string): CheckResult => ({
   id,
   status: 'warn',
   detail,
