@@ -125,7 +125,7 @@ describe('the model key kept by tether model set-key', () => {
       temp.path,
     );
     expect(bad.code).toBe(2);
-    expect(bad.stderr).toContain('model.baseUrl: expected an http or https URL');
+    expect(bad.stderr).toContain('command line: --base-url: expected an http or https URL');
     const second = await runTether(['model', 'set', '--model', 'm2', '--data', dataDir], temp.path);
     expect(second.code).toBe(0);
     expect(JSON.parse(readFileSync(join(dataDir, 'config.json'), 'utf8'))).toEqual({
