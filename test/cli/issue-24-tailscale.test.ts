@@ -24,7 +24,7 @@ import { tempDir, type TempDir } from '../support/temp-dir.js';
 const ORIGIN = 'https://mac.tail1234.ts.net';
 const Check = z.object({
   id: z.string(),
-  status: z.enum(['pass', 'fail', 'skip']),
+  status: z.enum(['pass', 'warn', 'fail', 'skip']),
   detail: z.string(),
   fix: z.string().optional(),
 });
