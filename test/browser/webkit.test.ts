@@ -15,9 +15,17 @@ import { until } from '../support/wait.js';
 import { startAppHost, type AppHost } from './support/app-host.js';
 import { storeDevices, storeEvents, storeRuns, storeToolCalls } from './support/store-reader.js';
 import { runCommand, sayThenCall, words } from './support/turns.js';
-import { launchWebKit, type WebKit, type WebKitPage } from './support/webkit.js';
+import {
+  launchWebKit,
+  WEBKIT_START_MS,
+  WEBKIT_STEP_MS,
+  type WebKit,
+  type WebKitPage,
+} from './support/webkit.js';
 
 const DEVICE_NAME = 'WebKit iPhone';
+/** A test's budget: several steps of up to WEBKIT_STEP_MS each under a loaded machine. */
+const TEST_MS = 180_000;
 
 let webkit: WebKit;
 let app: AppHost;
@@ -50,7 +58,7 @@ async function streamedLength(page: WebKitPage): Promise<number> {
 beforeAll(async () => {
   webkit = await launchWebKit();
   app = await startAppHost();
-}, 60_000);
+}, WEBKIT_START_MS * 2);
 
 afterEach(async () => {
   // A failed test must not leave the next one without a host.
@@ -90,6 +98,7 @@ describe('the PWA in WebKit against the real host', () => {
         (printed) =>
           printed.includes("Unrecognized Content-Security-Policy directive 'manifest-src'") &&
           printed.includes('Viewport argument key "interactive-widget" not recognized'),
+        { timeout: WEBKIT_START_MS },
       );
     } finally {
       await control.close();
@@ -100,7 +109,9 @@ describe('the PWA in WebKit against the real host', () => {
     const offer = await app.host.offer(app.localhostOrigin);
     const window = webkit.openWithConsole(offer.link);
     try {
-      await until('the console window to pair', () => app.offerSas(offer.offerId));
+      await until('the console window to pair', () => app.offerSas(offer.offerId), {
+        timeout: WEBKIT_START_MS,
+      });
       const printed = window.output();
       expect(printed).not.toContain('Content-Security-Policy');
       expect(printed).not.toContain('Viewport argument');
@@ -108,7 +119,7 @@ describe('the PWA in WebKit against the real host', () => {
     } finally {
       await window.close();
     }
-  }, 60_000);
+  }, TEST_MS);
 
   it('pairs through the link and shows the SAS the host computed', async () => {
     phone = await webkit.newPage();
@@ -127,12 +138,15 @@ describe('the PWA in WebKit against the real host', () => {
     await phone.waitVisible(testId('runs-screen'));
     expect(await phone.url()).not.toContain('#pair=');
     expect(storeDevices(app.dataDir).map((device) => device.name)).toContain(DEVICE_NAME);
-  }, 60_000);
+  }, TEST_MS);
 
   it('streams a run and approves its command; the run buttons stay put meanwhile', async () => {
     app.model.push(
-      // Slow enough for WebDriver's polls, which take tens of milliseconds each here.
-      sayThenCall(words(80), [runCommand('call_webkit', 'echo hello-from-webkit')], 50),
+      // The text before the call streams for ~12 s: the page must be seen while it streams
+      // (the preview is gone once the message completes, and nothing more streams until the
+      // approval below), and WebDriver's polls took seconds each under the full suite's load
+      // where 80 words at 50 ms were over before the first one.
+      sayThenCall(words(120), [runCommand('call_webkit', 'echo hello-from-webkit')], 100),
       textTurn(words(300, 'after'), { delayMs: 15 }),
     );
     await phone.click(testId('nav-submit'));
@@ -151,11 +165,13 @@ describe('the PWA in WebKit against the real host', () => {
       'streamed text',
       () => streamedLength(phone),
       (length) => length > 0,
+      { timeout: WEBKIT_STEP_MS },
     );
     await until(
       'the streamed text to grow',
       () => streamedLength(phone),
       (length) => length > first,
+      { timeout: WEBKIT_STEP_MS },
     );
     const cancelEarly = await phone.box(testId('run-cancel'));
 
@@ -173,6 +189,7 @@ describe('the PWA in WebKit against the real host', () => {
       'the answer after the command to stream',
       () => streamedLength(phone),
       (length) => length > 600,
+      { timeout: WEBKIT_STEP_MS },
     );
     expect(await phone.box(testId('run-cancel'))).toEqual(cancelEarly);
     await phone.screenshot('webkit-phone-streaming');
@@ -192,7 +209,7 @@ describe('the PWA in WebKit against the real host', () => {
         testId('tool-card'),
       ),
     ).toEqual(calls.map((call) => call.id));
-  }, 90_000);
+  }, TEST_MS);
 
   it('shows the runs list and the open run side by side at iPad size', async () => {
     await phone.evaluate('scrollTo(0, 0);');
@@ -209,8 +226,9 @@ describe('the PWA in WebKit against the real host', () => {
       'one column again',
       () => count(phone, testId('two-panes')),
       (shown) => shown === 0,
+      { timeout: WEBKIT_STEP_MS },
     );
-  }, 60_000);
+  }, TEST_MS);
 
   it('keeps a task in the outbox across a reload with the host down, and sends it once when it is back', async () => {
     // The shell comes from the service worker's cache once the host is down.
@@ -249,16 +267,17 @@ describe('the PWA in WebKit against the real host', () => {
       'the run to finish on the host',
       () => storeRuns(app.dataDir).filter((candidate) => candidate.text === text),
       (runs) => runs.length > 0 && runs[0]!.state === 'succeeded',
-      { timeout: 30_000 },
+      { timeout: WEBKIT_STEP_MS },
     );
     await phone.waitVisible(testId('run-row', { 'run-id': run!.id, state: 'succeeded' }));
     await until(
       'the outbox to empty',
       () => count(phone, testId('outbox-item')),
       (left) => left === 0,
+      { timeout: WEBKIT_STEP_MS },
     );
     expect(storeRuns(app.dataDir).filter((candidate) => candidate.text === text)).toHaveLength(1);
-  }, 90_000);
+  }, TEST_MS);
 
   it('is revoked by the host: the page says so, shows pairing and has forgotten the host', async () => {
     const deviceId = storeDevices(app.dataDir).find(
@@ -271,5 +290,5 @@ describe('the PWA in WebKit against the real host', () => {
     await phone.reload();
     await phone.waitVisible(testId('pair-screen'));
     expect(await count(phone, testId('nav-runs'))).toBe(0);
-  }, 60_000);
+  }, TEST_MS);
 });

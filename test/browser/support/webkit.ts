@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { tempDir } from '../../support/temp-dir.js';
 import { until } from '../../support/wait.js';
-import { PAGE_TIMEOUT_MS, SCREENSHOTS_DIR } from './chromium.js';
+import { SCREENSHOTS_DIR } from './chromium.js';
 
 /** WebKitWebDriver from `webkit2gtk-driver`; `TETHER_WEBKIT_DRIVER` overrides it. */
 const DRIVER_PATH = process.env['TETHER_WEBKIT_DRIVER'] ?? '/usr/bin/WebKitWebDriver';
@@ -40,6 +40,20 @@ export function miniBrowserPath(): string | undefined {
   }
   return undefined;
 }
+
+/**
+ * How long one awaited condition in a WebKit page may take. MiniBrowser paints in software
+ * on Xvfb and each poll is a WebDriver round trip: alone a step takes a second or two, but
+ * beside a Chromium file and a host on a busy 2-core machine (the full suite) it took
+ * several times that, past Chromium's 20 s (chromium.ts).
+ */
+export const WEBKIT_STEP_MS = 45_000;
+
+/**
+ * How long a wait that includes starting a MiniBrowser may take: its UI, web and network
+ * processes took 10–12 s to load a page on the 2-core machine under load.
+ */
+export const WEBKIT_START_MS = 60_000;
 
 /** The WebDriver reference of an element (W3C's fixed key). */
 const ELEMENT_KEY = 'element-6066-11e4-a52e-4f735466cecf';
@@ -126,7 +140,7 @@ export async function launchWebKit(): Promise<WebKit> {
           () => undefined,
         );
       },
-      { timeout: 15_000, interval: 50 },
+      { timeout: WEBKIT_START_MS, interval: 50 },
     );
     const pages = new Set<WebKitPage>();
     return {
@@ -210,7 +224,7 @@ async function startXvfb(children: ChildProcess[]): Promise<string> {
       if (xvfb.exitCode !== null) throw new Error(`Xvfb exited (${xvfb.exitCode}): ${errors}`);
       return /^\d+\n/.test(written) ? written.trim() : undefined;
     },
-    { timeout: 15_000, interval: 25 },
+    { timeout: WEBKIT_START_MS, interval: 25 },
   );
   return `:${number}`;
 }
@@ -324,7 +338,7 @@ export class WebKitPage {
         const value = await this.evaluate(body, ...args);
         return value === null || value === false || value === '' || value === 0 ? undefined : value;
       },
-      { timeout: PAGE_TIMEOUT_MS, interval: 50 },
+      { timeout: WEBKIT_STEP_MS, interval: 50 },
     );
   }
 
