@@ -47,6 +47,8 @@ describe('the follow-up button between run.finished and session.idle', () => {
     const runId = await submitTask(page, 'Say twelve words, then stop');
     const runScreen = byTestId(page, 'run-screen', { 'run-id': runId });
     const followup = byTestId(page, 'followup-submit');
+    // Typed at once, so the button is disabled only by the session, not an empty field.
+    await byTestId(page, 'followup-text').fill('And one more thing');
 
     await until(
       'the fault point to kill the host',

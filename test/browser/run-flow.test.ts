@@ -83,6 +83,8 @@ describe('the PWA in Chromium against the real host', () => {
       );
       return message !== null && (message.textContent ?? '').length > length;
     }, firstLength);
+    // Typed, so the button is disabled only by the busy run, not an empty field.
+    await byTestId(phone.page, 'followup-text').fill('A follow-up');
     expect(await byTestId(phone.page, 'followup-submit').isDisabled()).toBe(true);
 
     // The laptop opens the same run from its live runs list.
@@ -124,6 +126,7 @@ describe('the PWA in Chromium against the real host', () => {
 
     // While the last answer streams the run is busy: no follow-up yet.
     await visible(byTestId(phone.page, 'assistant-message', { streaming: 'true' }));
+    await byTestId(phone.page, 'followup-text').fill('A follow-up');
     expect(await byTestId(phone.page, 'followup-submit').isDisabled()).toBe(true);
 
     const idle = byTestId(phone.page, 'run-screen', {

@@ -34,12 +34,12 @@ afterAll(async () => {
 /** Sends a follow-up from the run screen once the session is free, and waits for its run. */
 async function followUp(text: string): Promise<void> {
   const { page } = phone;
+  await byTestId(page, 'followup-text').fill(text);
   await until(
     'the follow-up button to be enabled',
     () => byTestId(page, 'followup-submit').isEnabled(),
     (enabled) => enabled,
   );
-  await byTestId(page, 'followup-text').fill(text);
   await byTestId(page, 'followup-submit').click();
   await byTestId(page, 'run-task').filter({ hasText: text }).waitFor();
   await visible(byTestId(page, 'run-screen', { 'session-idle': 'true' }));

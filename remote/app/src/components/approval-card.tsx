@@ -54,7 +54,9 @@ export function ApprovalCard(props: ApprovalCardProps) {
       data-state={approval.state}
     >
       <header class="card-head">
-        <span class="approval-title">Approve</span>
+        <span class="approval-title" data-testid="approval-title">
+          {TITLES[approval.state]}
+        </span>
         <code class="tool-name" data-testid="approval-tool">
           {approval.name}
         </code>
@@ -280,22 +282,45 @@ function RuleOffer(props: {
   );
 }
 
-/** "approved on iPhone", "denied by policy", "expired unanswered", ... */
+/** The card's title: the question while it is open, then what was answered. */
+const TITLES: Record<Approval['state'], string> = {
+  pending: 'Approve?',
+  approved: 'Approved',
+  denied: 'Denied',
+  expired: 'Expired',
+  cancelled: 'Cancelled',
+};
+
+/**
+ * "approved on iPhone, at 09:41", "denied: expired unanswered, 1 Dec at 18:02", … (the
+ * time when the host says it: `decidedAt`).
+ */
 function resolvedText(approval: Approval, resolverName: string | undefined): string {
   const by = approval.decidedBy;
+  const at = approval.decidedAt == null ? '' : `, ${whenText(approval.decidedAt)}`;
   switch (approval.state) {
     case 'pending':
       return '';
     case 'expired':
-      return 'expired unanswered (counted as denied)';
+      return `expired unanswered (counted as denied)${at}`;
     case 'cancelled':
-      return 'cancelled with its run';
+      return `cancelled with its run${at}`;
     case 'approved':
     case 'denied': {
-      if (by === 'policy') return `${approval.state} by policy`;
-      if (by === 'expiry') return `${approval.state}: expired unanswered`;
-      if (by === 'cancel') return `${approval.state}: the run was cancelled`;
-      return `${approval.state} on ${resolverName ?? 'another device'}`;
+      const answer = approval.state;
+      if (by === 'policy') return `${answer} by policy${at}`;
+      if (by === 'expiry') return `${answer}: expired unanswered${at}`;
+      if (by === 'cancel') return `${answer}: the run was cancelled${at}`;
+      return `${answer} on ${resolverName ?? 'another device'}${at}`;
     }
   }
+}
+
+/** "at 09:41" today, else "1 Dec at 09:41" (the device's own clock and language). */
+function whenText(at: number): string {
+  const date = new Date(at);
+  const time = date.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' });
+  if (date.toDateString() === new Date().toDateString()) return `at ${time}`;
+  const day = date.toLocaleDateString(undefined, { day: 'numeric', month: 'short' });
+  return `${day} at ${time}`;
 }

@@ -1,42 +1,71 @@
 /**
- * Every approval across hosts: pending ones first (the soonest to expire on top), then
- * the recently answered ones, each saying who answered.
+ * Every approval across hosts: what waits for an answer first, grouped per host (the
+ * soonest to expire on top), then, apart, the few most recently answered ones, each saying
+ * what was answered, on which device and when.
  */
+import type { Approval } from '#protocol';
 import { pendingApprovals } from '#client';
 import { HostApproval } from '../components/host-approval.js';
 import { routeHash } from '../logic/route.js';
 import { useAppView } from '../state/app-context.js';
+import type { HostView } from '../state/app-view.js';
 
-const RECENT_RESOLVED = 20;
+/** How many answered approvals the tab keeps below the waiting ones, across hosts. */
+const RECENT_RESOLVED = 5;
 
 export function ApprovalsScreen() {
   const view = useAppView();
-  const pending = view.hosts.flatMap((host) =>
-    pendingApprovals(host.state).map((approval) => ({ host, approval })),
-  );
+  const waiting = view.hosts
+    .map((host) => ({ host, approvals: pendingApprovals(host.state) }))
+    .filter((group) => group.approvals.length > 0);
   const resolved = view.hosts
     .flatMap((host) =>
       Object.values(host.state.approvals)
         .filter((approval) => approval.state !== 'pending')
-        .map((approval) => ({ host, approval })),
+        .map((approval, index) => ({ host, approval, order: approval.decidedAt ?? index })),
     )
-    .slice(-RECENT_RESOLVED)
-    .reverse();
+    .sort((a, b) => b.order - a.order)
+    .slice(0, RECENT_RESOLVED);
+  const named = view.hosts.length > 1;
   return (
     <main class="screen" data-testid="approvals-screen">
       <h1 class="screen-title">Approvals</h1>
-      {pending.length === 0 && <p class="empty">Nothing is waiting for you.</p>}
-      {[...pending, ...resolved].map(({ host, approval }) => (
-        <div key={approval.id} class="approval-entry">
-          <a
-            class="muted small"
-            href={routeHash({ screen: 'run', hostId: host.hostId, runId: approval.runId })}
-          >
-            {host.hostName} · {host.state.runs[approval.runId]?.input.text ?? 'open the run'}
-          </a>
-          <HostApproval host={host} approval={approval} />
-        </div>
+      {waiting.length === 0 && <p class="empty">Nothing is waiting for you.</p>}
+      {waiting.map(({ host, approvals }) => (
+        <section
+          key={host.hostId}
+          class="approvals-group"
+          data-testid="approvals-waiting"
+          data-host-id={host.hostId}
+        >
+          {named && <h2 class="host-name">{host.hostName}</h2>}
+          {approvals.map((approval) => (
+            <Entry key={approval.id} host={host} approval={approval} />
+          ))}
+        </section>
       ))}
+      {resolved.length > 0 && (
+        <section class="approvals-answered" data-testid="approvals-answered">
+          <h2 class="muted small">Answered recently</h2>
+          {resolved.map(({ host, approval }) => (
+            <Entry key={approval.id} host={host} approval={approval} />
+          ))}
+        </section>
+      )}
     </main>
+  );
+}
+
+function Entry({ host, approval }: { host: HostView; approval: Approval }) {
+  return (
+    <div class="approval-entry">
+      <a
+        class="muted small"
+        href={routeHash({ screen: 'run', hostId: host.hostId, runId: approval.runId })}
+      >
+        {host.hostName} · {host.state.runs[approval.runId]?.input.text ?? 'open the run'}
+      </a>
+      <HostApproval host={host} approval={approval} />
+    </div>
   );
 }

@@ -6,6 +6,7 @@
  */
 import { useState } from 'preact/hooks';
 import { type Device, type DevicePush, TetherError } from '#protocol';
+import { DeviceRename } from '../components/device-rename.js';
 import { PushSettings } from '../components/push-settings.js';
 import { useDevices } from '../hooks/use-devices.js';
 import { useSubmit } from '../hooks/use-submit.js';
@@ -43,6 +44,7 @@ function HostDevices({ host }: { host: HostView }) {
   const action = useSubmit(host);
   const [listed, setListed, reload] = useDevices(host);
   const [confirming, setConfirming] = useState(false);
+  const [renaming, setRenaming] = useState<string | undefined>(undefined);
   const connected = host.status.state === 'open';
 
   // The list answered here has fresh last-seen times and push states; events keep the
@@ -88,13 +90,13 @@ function HostDevices({ host }: { host: HostView }) {
           return (
             <li
               key={device.deviceId}
-              class="row device-row"
+              class="row device-row wrap-row"
               data-testid="device-row"
               data-device-id={device.deviceId}
               data-current={String(self)}
             >
               <span class="row-main">
-                <span class="row-title">
+                <span class="row-title" data-testid="device-name">
                   {device.name} {self && <span class="badge">this device</span>}
                 </span>
                 <span class="row-meta" data-testid="device-last-seen">
@@ -115,8 +117,21 @@ function HostDevices({ host }: { host: HostView }) {
                   </span>
                 )}
               </span>
-              {self && confirming ? (
-                <>
+              {renaming === device.deviceId ? (
+                <DeviceRename
+                  host={host}
+                  deviceId={device.deviceId}
+                  name={device.name}
+                  onDone={(name) => {
+                    setRenaming(undefined);
+                    if (name === undefined) return;
+                    setListed((current) =>
+                      current?.map((d) => (d.deviceId === device.deviceId ? { ...d, name } : d)),
+                    );
+                  }}
+                />
+              ) : self && confirming ? (
+                <span class="row-actions">
                   <button
                     type="button"
                     class="button danger-outline small"
@@ -134,17 +149,27 @@ function HostDevices({ host }: { host: HostView }) {
                   >
                     Keep
                   </button>
-                </>
+                </span>
               ) : (
-                <button
-                  type="button"
-                  class="button danger-outline small"
-                  data-testid="device-revoke"
-                  disabled={action.busy !== undefined}
-                  onClick={() => (self ? setConfirming(true) : revoke(device))}
-                >
-                  Revoke
-                </button>
+                <span class="row-actions">
+                  <button
+                    type="button"
+                    class="button small"
+                    data-testid="device-rename"
+                    onClick={() => setRenaming(device.deviceId)}
+                  >
+                    Rename
+                  </button>
+                  <button
+                    type="button"
+                    class="button danger-outline small"
+                    data-testid="device-revoke"
+                    disabled={action.busy !== undefined}
+                    onClick={() => (self ? setConfirming(true) : revoke(device))}
+                  >
+                    Revoke
+                  </button>
+                </span>
               )}
             </li>
           );

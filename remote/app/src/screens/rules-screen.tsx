@@ -53,7 +53,7 @@ function HostRules({ host }: { host: HostView }) {
         {rules?.map((rule) => (
           <li
             key={rule.id}
-            class="row rule-row"
+            class="row rule-row wrap-row"
             data-testid="rule-row"
             data-rule-id={rule.id}
             data-source={rule.source}
@@ -66,38 +66,41 @@ function HostRules({ host }: { host: HostView }) {
                 {shownText(originText(rule))}
               </span>
             </span>
-            {rule.removable &&
-              (confirming === rule.id ? (
-                <>
+            {rule.removable && (
+              <span class="row-actions">
+                {confirming === rule.id ? (
+                  <>
+                    <button
+                      type="button"
+                      class="button danger-outline small"
+                      data-testid="rule-remove-confirm"
+                      disabled={action.busy !== undefined}
+                      onClick={() => remove(rule)}
+                    >
+                      Remove rule
+                    </button>
+                    <button
+                      type="button"
+                      class="button small"
+                      data-testid="rule-remove-cancel"
+                      onClick={() => setConfirming(undefined)}
+                    >
+                      Keep
+                    </button>
+                  </>
+                ) : (
                   <button
                     type="button"
                     class="button danger-outline small"
-                    data-testid="rule-remove-confirm"
+                    data-testid="rule-remove"
                     disabled={action.busy !== undefined}
-                    onClick={() => remove(rule)}
+                    onClick={() => setConfirming(rule.id)}
                   >
-                    Remove rule
+                    Remove
                   </button>
-                  <button
-                    type="button"
-                    class="button small"
-                    data-testid="rule-remove-cancel"
-                    onClick={() => setConfirming(undefined)}
-                  >
-                    Keep
-                  </button>
-                </>
-              ) : (
-                <button
-                  type="button"
-                  class="button danger-outline small"
-                  data-testid="rule-remove"
-                  disabled={action.busy !== undefined}
-                  onClick={() => setConfirming(rule.id)}
-                >
-                  Remove
-                </button>
-              ))}
+                )}
+              </span>
+            )}
           </li>
         ))}
       </ul>

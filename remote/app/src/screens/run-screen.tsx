@@ -400,7 +400,7 @@ function FollowUp({ host, run, idle }: { host: HostView; run: Run; idle: boolean
           id="followup-text"
           data-testid="followup-text"
           rows={1}
-          placeholder={idle ? 'Follow-up in this conversation' : 'Follow-up after this run'}
+          placeholder={idle ? 'Follow up here' : 'Follow up when done'}
           value={text}
           onInput={(event) => setText(event.currentTarget.value)}
         />
@@ -408,8 +408,14 @@ function FollowUp({ host, run, idle }: { host: HostView; run: Run; idle: boolean
           type="submit"
           class="button primary"
           data-testid="followup-submit"
-          disabled={!idle || action.busy !== undefined}
-          title={idle ? 'Send (⌘/Ctrl+Enter)' : 'Busy until the run is done'}
+          disabled={!idle || action.busy !== undefined || text.trim() === ''}
+          title={
+            !idle
+              ? 'Busy until the run is done'
+              : text.trim() === ''
+                ? 'Type a follow-up first'
+                : 'Send (⌘/Ctrl+Enter)'
+          }
         >
           Send
         </button>
