@@ -72,6 +72,19 @@ export const SubscribeScope = z.union([
 ]);
 export type SubscribeScope = z.infer<typeof SubscribeScope>;
 
+/**
+ * `host.info.history.rewound`: the database's history ends at `head`, before `knownHead`
+ * that the host's mark (`by: "host"`) or a device's cursor (`by: "device"`) had seen.
+ */
+const HistoryRewound = z.looseObject({
+  detectedAt: z.number(),
+  head: Seq,
+  knownHead: Seq,
+  by: z.enum(['host', 'device']),
+  deviceId: z.optional(z.string()),
+  count: z.int().check(z.positive()),
+});
+
 export const UnscopedSnapshot = z.looseObject({
   sessions: z.array(Session),
   runs: z.array(Run),
@@ -104,6 +117,11 @@ export const OPS = {
         }),
       ),
       modelNotice: z.optional(z.string()),
+      /**
+       * Whether the host's database went back in time (docs/protocol.md Appendix F):
+       * `rewound` until the user acknowledges it on the Mac.
+       */
+      history: z.optional(z.looseObject({ rewound: z.optional(HistoryRewound) })),
       /** Web Push (docs/push.md): the VAPID public key a remote subscribes with. */
       push: z.optional(z.looseObject({ vapidPublicKey: z.string() })),
       /** MCP servers the host is configured with (docs/protocol.md §10); absent with none. */

@@ -26,7 +26,13 @@ import {
   readPrivateFile,
   withStoredModelKey,
 } from '../identity/index.js';
-import { createLogger, Redactor, type Logger, type LogRotation } from '../log/index.js';
+import {
+  createLogger,
+  Redactor,
+  type LogFields,
+  type Logger,
+  type LogRotation,
+} from '../log/index.js';
 import { createDemoModel, createModelAdapter, DEMO_MODEL_NAME } from '../model/index.js';
 import { McpServers, McpSettingsError, resolveMcpServers } from '../mcp/index.js';
 import { compileReadProtection, decidePolicy } from '../policy/index.js';
@@ -59,8 +65,9 @@ import {
   type ChannelLimits,
   type HttpLimits,
 } from '../server/index.js';
-import { lockDataDir, Store } from '../store/index.js';
+import { describeRewind, lockDataDir, Store, type HistoryRewind } from '../store/index.js';
 import { publishHost, unpublishHost, type TailnetPublication } from '../tailscale/index.js';
+import { tetherCommand } from '../../common/cli/index.js';
 import { loadOrCreateLocalTls, serverNames, type LocalTls } from '../tls/index.js';
 import { ensureDemoWorkspace } from './demo-workspace.js';
 import { takeLogFormat, terminalLogSink } from './terminal-log.js';
@@ -120,6 +127,29 @@ function listen(server: Server): Promise<AddressInfo> {
 }
 
 /** Starts the host. Throws ConfigError / StoreOpenError with a message for people. */
+/** A rewind's facts for the log, with the command that acknowledges it. */
+function rewindFields(rewind: HistoryRewind): LogFields {
+  return { ...rewind, acknowledge: `${tetherCommand()} history --acknowledge` };
+}
+
+/**
+ * Says again, at each start, a rewind found at an earlier one and not yet acknowledged, and
+ * a history mark that could not be read.
+ */
+function logEarlierRewind(store: Store, log: Logger): void {
+  const { history } = store;
+  if (history.markProblem !== null) {
+    log.warn('history mark unreadable: written afresh', { problem: history.markProblem });
+  }
+  const earlier = history.unacknowledged.at(-1);
+  if (earlier === undefined || history.foundAtOpen !== null) return;
+  const when = new Date(earlier.detectedAt).toISOString();
+  log.warn(
+    `${describeRewind(earlier)} (found ${when}, not yet acknowledged)`,
+    rewindFields(earlier),
+  );
+}
+
 export async function startHost(
   argv: readonly string[],
   print: (line: string) => void,
@@ -229,8 +259,11 @@ async function startLocked(
     dataDir: config.dataDir,
     reportError: (error) => log.error('a commit listener failed', { error: String(error) }),
     secrets,
+    // Said when found; host.info.history says it until acknowledged.
+    onHistoryRewound: (rewind) => log.warn(describeRewind(rewind), rewindFields(rewind)),
     ...(process.env['TETHER_FAULTS'] === '1' && pageLimitFile ? { pageLimitFile } : {}),
   });
+  logEarlierRewind(store, log);
   const pushLog = log.child({ component: 'push' });
   const push = new PushDispatcher(store, {
     host: {

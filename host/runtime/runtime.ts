@@ -10,6 +10,7 @@ import {
   isPersistenceFailed,
   newId,
   type CommitListener,
+  type HistoryState,
   type PersistenceListener,
   type PersistenceState,
   type Store,
@@ -212,6 +213,16 @@ export class Runtime {
     return this.store.persistence;
   }
 
+  /** Whether the database went back in time, until acknowledged (`host.info.history`). */
+  get history(): HistoryState {
+    return this.store.history.state;
+  }
+
+  /** Acknowledges the rewinds `history` shows (`tether history --acknowledge`); how many. */
+  acknowledgeHistory(): number {
+    return this.store.history.acknowledge();
+  }
+
   /** Hears each change of {@link persistence}: one call per transition. */
   onPersistence(listener: PersistenceListener): () => void {
     return this.store.onPersistence(listener);
@@ -312,7 +323,11 @@ export class Runtime {
     const scope = args.scope ?? {};
     return openSubscription(
       this.store,
-      { ...(args.afterSeq === undefined ? {} : { afterSeq: args.afterSeq }), scope },
+      {
+        ...(args.afterSeq === undefined ? {} : { afterSeq: args.afterSeq }),
+        scope,
+        deviceId: by,
+      },
       () => {
         if ('runId' in scope) return this.queries.getRun(scope.runId);
         if ('sessionId' in scope) return this.queries.sessionOverview(scope.sessionId);

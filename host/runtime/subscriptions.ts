@@ -11,6 +11,8 @@ export const REPLAY_WINDOW = 10_000;
 export interface SubscribeRequest {
   afterSeq?: number;
   scope: EventScope;
+  /** The device asking: a cursor of its past the head is told to the store's history. */
+  deviceId?: string;
 }
 
 export interface Subscription {
@@ -44,6 +46,10 @@ export function openSubscription(
   const head = store.events.head();
   const { afterSeq, scope } = request;
   const replay = afterSeq !== undefined && afterSeq <= head && head - afterSeq <= replayWindow;
+  if (afterSeq !== undefined && afterSeq > head && request.deviceId !== undefined) {
+    // Seen by that device and not here: this database may have gone back in time.
+    store.history.noteCursorPastHead(request.deviceId, afterSeq);
+  }
   let snapshot: unknown;
   let cursor: number;
   if (replay) {

@@ -151,5 +151,11 @@ export function adminRoutes(options: AdminOptions): Hono<{ Bindings: HttpBinding
     return c.json({});
   });
 
+  // Whether the database went back in time, and the user's acknowledgement (tether history).
+  app.get('/admin/api/history', (c) => c.json({ history: runtime.history }));
+  app.post('/admin/api/history/acknowledge', (c) =>
+    c.json({ acknowledged: runtime.acknowledgeHistory(), history: runtime.history }),
+  );
+
   return app;
 }

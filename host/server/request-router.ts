@@ -73,6 +73,7 @@ function hostInfo({ host }: RequestContext): OpResult<'host.info'> {
     protocol: PROTOCOL_VERSION,
     instance: runtime.instance,
     persistence: runtime.persistence,
+    history: runtime.history,
     capabilities: [
       'runs',
       'subscriptions',

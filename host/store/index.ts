@@ -15,6 +15,15 @@ export type { ModelUsageTotals } from './usage-totals.js';
 export { newId } from './ids.js';
 export { eventJson } from './event-json.js';
 export { readFilePage } from './output-files.js';
+export { readHistoryMark, HISTORY_MARK_FILE } from './history-mark.js';
+export {
+  allocatedHead,
+  databaseIdentity,
+  describeRewind,
+  unacknowledgedRewinds,
+} from './history-rewinds.js';
+export type { HistoryRewind } from './history-rewinds.js';
+export type { HistoryState } from './store-history.js';
 export type { StoredAllowRule } from './allow-rules.js';
 export type { StoredDevice } from './devices.js';
 export type { StoredOffer } from './pairing-offers.js';

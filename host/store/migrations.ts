@@ -311,6 +311,23 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX runs_by_created ON runs(created_at);
     `,
   },
+  {
+    version: 9,
+    name: 'history rewinds',
+    // Times the database was found behind what was known of it (host/store/history-rewinds.ts):
+    // a backup put back or a WAL cut. Kept until acknowledged; never removed.
+    sql: `
+      CREATE TABLE history_rewinds (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        detected_at INTEGER NOT NULL,
+        source TEXT NOT NULL CHECK (source IN ('mark', 'device')),
+        head INTEGER NOT NULL,
+        known_head INTEGER NOT NULL,
+        device_id TEXT,
+        acknowledged_at INTEGER
+      );
+    `,
+  },
 ];
 
 /** The schema version this code writes. A database newer than this is refused. */

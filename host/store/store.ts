@@ -12,6 +12,7 @@ import { DatabaseFileGuard } from './database-file-guard.js';
 import { openDatabase, type Db } from './database.js';
 import { Devices } from './devices.js';
 import { EventLog } from './event-log.js';
+import type { HistoryRewind } from './history-rewinds.js';
 import { writeDurableFile } from './output-files.js';
 import { McpGroups } from './mcp-groups.js';
 import { OrphanGroups } from './orphan-groups.js';
@@ -27,6 +28,7 @@ import {
   type PersistenceState,
 } from './persistence.js';
 import { SessionSummaries } from './session-summaries.js';
+import { StoreHistory } from './store-history.js';
 import { SessionsAndRuns } from './sessions-and-runs.js';
 import { ToolRecords, type OutputFile } from './tool-records.js';
 import { UsageTotals } from './usage-totals.js';
@@ -56,6 +58,8 @@ export interface StoreOptions {
    * max_page_count` before each commit (see page-limit.ts).
    */
   pageLimitFile?: string;
+  /** Hears each time the database is found to have gone back in time (store-history.ts). */
+  onHistoryRewound?: (rewind: HistoryRewind) => void;
 }
 
 /** A command as recorded for deduplication. */
@@ -90,6 +94,8 @@ export class Store {
   readonly usage: UsageTotals;
   readonly allowRules: AllowRules;
   readonly summaries: SessionSummaries;
+  /** Whether the database went back in time, and the mark that tells (store-history.ts). */
+  readonly history: StoreHistory;
   readonly outputsDir: string;
   readonly artifactsDir: string;
   private readonly listeners = new Set<CommitListener>();
@@ -131,6 +137,14 @@ export class Store {
     this.artifactsDir = join(options.dataDir, 'artifacts');
     mkdirSync(this.outputsDir, { recursive: true, mode: 0o700 });
     mkdirSync(this.artifactsDir, { recursive: true, mode: 0o700 });
+    this.history = new StoreHistory(db, {
+      dataDir: options.dataDir,
+      write: (fn) => this.write(fn),
+      head: () => this.events.head(),
+      now: this.now,
+      reportError: this.reportError,
+      ...(options.onHistoryRewound === undefined ? {} : { onRewound: options.onHistoryRewound }),
+    });
   }
 
   /** Opens `<dataDir>/tether.db`, migrating it first (with a backup). */
@@ -162,7 +176,10 @@ export class Store {
     } finally {
       this.pending = null;
     }
-    if (events.length > 0) this.publish(events);
+    if (events.length > 0) {
+      this.history.noteCommitted(events.at(-1)!.seq);
+      this.publish(events);
+    }
     return result;
   }
 
@@ -302,6 +319,7 @@ export class Store {
     if (this.seenFlush !== null) clearTimeout(this.seenFlush);
     this.seenFlush = null;
     if (this.db.open) this.writeDevicesSeen();
+    this.history.close();
     this.listeners.clear();
     if (this.db.open) this.db.close();
   }
