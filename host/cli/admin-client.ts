@@ -32,6 +32,23 @@ const OfferStatus = z.looseObject({
 export type OfferStatus = z.infer<typeof OfferStatus>;
 
 const DeviceList = z.looseObject({ devices: z.array(Device) });
+const HostHistory = z.looseObject({
+  acknowledged: z.number().int().optional(),
+  history: z.looseObject({
+    rewound: z
+      .looseObject({
+        detectedAt: z.number(),
+        head: z.number().int(),
+        knownHead: z.number().int(),
+        by: z.enum(['host', 'device']),
+        deviceId: z.string().optional(),
+        count: z.number().int(),
+      })
+      .optional(),
+  }),
+});
+/** What the host says of its history (`host.info.history`), and what an acknowledgement cleared. */
+export type HostHistory = z.infer<typeof HostHistory>;
 const ErrorBody = z.looseObject({
   error: z.looseObject({ code: z.string(), message: z.string() }),
 });
@@ -193,6 +210,17 @@ export class AdminClient {
   ): Promise<void> {
     const path = `/devices/${encodeURIComponent(deviceId)}/rename`;
     await this.call('POST', path, { name, commandId }, signal);
+  }
+
+  /** Whether the database went back in time (`host.info.history`). */
+  async history(signal?: AbortSignal): Promise<HostHistory> {
+    return parseWith(HostHistory, await this.call('GET', '/history', undefined, signal), 'history');
+  }
+
+  /** Acknowledges the rewinds the host shows; the answer says how many. */
+  async acknowledgeHistory(signal?: AbortSignal): Promise<HostHistory> {
+    const answer = await this.call('POST', '/history/acknowledge', {}, signal);
+    return parseWith(HostHistory, answer, 'history');
   }
 
   /** One call; a refused connection means the host is gone; an error answer is thrown. */

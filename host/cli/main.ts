@@ -18,13 +18,14 @@ Commands:
   devices             list the paired devices (devices rename: give one a name)
   revoke <deviceId>   revoke a paired device
   doctor              check this machine, the data directory and the host (tether doctor --help)
+  history             whether the host's database went back in time; --acknowledge once seen
   model <action>      set the model endpoint (model set) and keep its key (model set-key)
   models              list the models the model endpoint offers (its GET /models)
   service <action>    run the host as a login service: install, uninstall, restart, status, logs
   remote <command>    use a host from this computer as a remote (tether remote help)
   version             print the version
 
-pair, devices and revoke talk to the host running on the data directory (--data DIR,
+pair, devices, revoke and history talk to the host running on the data directory (--data DIR,
 else TETHER_DATA_DIR, else the default).
 
 ${HOST_USAGE}`;
@@ -62,6 +63,10 @@ const HOST_COMMANDS = {
   models: async () => {
     const { modelsCommand, MODELS_USAGE } = await import('./models-command.js');
     return { run: modelsCommand, usage: MODELS_USAGE };
+  },
+  history: async () => {
+    const { historyCommand, HISTORY_USAGE } = await import('./history-command.js');
+    return { run: historyCommand, usage: HISTORY_USAGE };
   },
   doctor: async () => {
     const { doctorCommand, DOCTOR_USAGE } = await import('./doctor-command.js');
@@ -161,6 +166,7 @@ export async function main(argv: readonly string[]): Promise<number> {
       case 'model':
       case 'models':
       case 'doctor':
+      case 'history':
         return await runHostCommand(command, rest);
       case 'version':
       case '--version':

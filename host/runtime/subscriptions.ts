@@ -45,7 +45,12 @@ export function openSubscription(
 ): Subscription {
   const head = store.events.head();
   const { afterSeq, scope } = request;
-  const replay = afterSeq !== undefined && afterSeq <= head && head - afterSeq <= replayWindow;
+  // A cursor in history this database lost (it went back in time) gets a snapshot.
+  const replay =
+    afterSeq !== undefined &&
+    afterSeq <= head &&
+    head - afterSeq <= replayWindow &&
+    !store.history.isLost(afterSeq);
   if (afterSeq !== undefined && afterSeq > head && request.deviceId !== undefined) {
     // Seen by that device and not here: this database may have gone back in time.
     store.history.noteCursorPastHead(request.deviceId, afterSeq);

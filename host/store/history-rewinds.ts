@@ -98,6 +98,15 @@ export class HistoryRewinds {
     return unacknowledgedRewinds(this.db);
   }
 
+  /** Every rewind's lost seqs, acknowledged or not: `[head, knownHead]`, head excluded. */
+  gaps(): [number, number][] {
+    const rows = this.prepare('SELECT head, known_head FROM history_rewinds').all() as {
+      head: number;
+      known_head: number;
+    }[];
+    return rows.map((row) => [row.head, row.known_head]);
+  }
+
   /** Marks every rewind acknowledged; returns how many were. */
   acknowledge(at: number): number {
     return this.prepare(

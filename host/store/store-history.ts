@@ -56,6 +56,8 @@ export class StoreHistory {
   /** The highest seq the database handed out (or was raised to). */
   private allocated: number;
   private shown: HistoryRewind[];
+  /** The seqs lost by every rewind recorded: a cursor in one gets a snapshot. */
+  private readonly gaps: [number, number][];
   /** Found at open: the caller logs it once the log is wired. */
   readonly foundAtOpen: HistoryRewind | null = null;
   /** Why the mark could not be read at open, if it could not. */
@@ -66,6 +68,7 @@ export class StoreHistory {
     private readonly options: StoreHistoryOptions,
   ) {
     this.rewinds = new HistoryRewinds(db);
+    this.gaps = this.rewinds.gaps();
     this.allocated = allocatedHead(db);
     const identity = databaseIdentity(db);
     const reading = readHistoryMark(options.dataDir);
@@ -130,6 +133,15 @@ export class StoreHistory {
     this.shown.push(rewind);
   }
 
+  /**
+   * Whether `cursor` names an event that was lost (between a rewind's head and what was
+   * known past it): a device holding it saw history this host no longer has, so it must
+   * get a snapshot, not a replay, even once new events have passed it.
+   */
+  isLost(cursor: number): boolean {
+    return this.gaps.some(([head, knownHead]) => cursor > head && cursor <= knownHead);
+  }
+
   /** Acknowledges every rewind shown: `host.info` stops saying it. Returns how many. */
   acknowledge(): number {
     const count = this.shown.length;
@@ -156,6 +168,7 @@ export class StoreHistory {
     } catch (error) {
       this.options.reportError(error);
     }
+    this.gaps.push([rewind.head, rewind.knownHead]);
     // Recorded or not, it is known now: the mark keeps it for the next start.
     this.allocated = Math.max(this.allocated, raiseTo);
     this.mark.note(this.allocated);

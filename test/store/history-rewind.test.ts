@@ -82,6 +82,18 @@ describe('a store that went back in time', () => {
     expect(store.events.head(), 'the lost events are not there').toBe(early);
     // No seq a device saw in the lost history is handed out again.
     expect(commit(store, 1)).toBe(late + 1);
+    // A cursor in the lost history gets a snapshot, even once new events passed it.
+    const mode = (afterSeq: number) => {
+      const subscription = openSubscription(store, { afterSeq, scope: {} }, () => ({}));
+      subscription.close();
+      return subscription.mode;
+    };
+    expect([mode(early), mode(early + 1), mode(late), mode(late + 1)]).toEqual([
+      'replay',
+      'snapshot',
+      'snapshot',
+      'replay',
+    ]);
     store.close();
 
     // Shown again at the next start, not found again.
