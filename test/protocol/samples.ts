@@ -97,6 +97,10 @@ export const opSamples: Record<OpName, { args: object; result: object }> = {
       models: ['deepseek-chat'],
       workspaces: [{ name: 'app', path: '/w' }],
       limits: { maxFrameBytes: 1048576 },
+      persistence: { ok: true },
+      history: {
+        rewound: { detectedAt: 1, head: 12, knownHead: 40, by: 'host', count: 1 },
+      },
     },
   },
   'run.submit': {

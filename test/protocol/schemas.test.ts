@@ -59,6 +59,22 @@ describe('ops', () => {
       expect(OPS[op].args.safeParse(args).success).toBe(false);
     }
   });
+
+  it('refuses a host.info whose history.rewound is not one (Appendix F)', () => {
+    const info = opSamples['host.info'].result as { history: { rewound: object } };
+    const { rewound } = info.history;
+    const bad = [
+      { ...rewound, by: 'phone' },
+      { ...rewound, head: -1 },
+      { ...rewound, count: 0 },
+      { detectedAt: 1, head: 1 },
+    ];
+    for (const value of bad) {
+      const result = OPS['host.info'].result.safeParse({ ...info, history: { rewound: value } });
+      expect(result.success, JSON.stringify(value)).toBe(false);
+    }
+    expect(OPS['host.info'].result.safeParse({ ...info, history: {} }).success).toBe(true);
+  });
 });
 
 describe('events', () => {

@@ -8,6 +8,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { ConnectionBanner } from './components/connection-banner.js';
 import { NavBar } from './components/nav-bar.js';
 import { PersistenceWarnings } from './components/persistence-warnings.js';
+import { HistoryWarnings } from './components/history-warnings.js';
 import { useWideLayout } from './device/use-wide-layout.js';
 import { lazyScreen } from './screens/lazy-screen.js';
 import { PairScreen } from './screens/pair-screen.js';
@@ -93,6 +94,7 @@ function Shell({ initialLink, takePairLink }: Omit<AppProps, 'model'>) {
     <div class="app">
       {paired && <ConnectionBanner />}
       {paired && <PersistenceWarnings />}
+      {paired && <HistoryWarnings />}
       {showPair ? (
         <PairScreen
           link={link}
