@@ -15,9 +15,9 @@ import { join } from 'node:path';
 import { z } from 'zod';
 
 /** Longest a committed seq waits before the mark says it. */
-export const MARK_FLUSH_MS = 1_000;
+const MARK_FLUSH_MS = 1_000;
 
-export const HISTORY_MARK_FILE = 'history-mark.json';
+const HISTORY_MARK_FILE = 'history-mark.json';
 
 const MarkFile = z.looseObject({
   v: z.literal(1),

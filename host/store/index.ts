@@ -15,7 +15,7 @@ export type { ModelUsageTotals } from './usage-totals.js';
 export { newId } from './ids.js';
 export { eventJson } from './event-json.js';
 export { readFilePage } from './output-files.js';
-export { readHistoryMark, HISTORY_MARK_FILE } from './history-mark.js';
+export { readHistoryMark } from './history-mark.js';
 export {
   allocatedHead,
   databaseIdentity,

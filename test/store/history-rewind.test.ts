@@ -4,10 +4,10 @@
  * past the head (host/store/store-history.ts). Real SQLite files; the backup is the
  * database file copied while the store is closed, as a user restores one from `backups/`.
  */
-import { copyFileSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { Store, type HistoryRewind } from '../../host/store/index.js';
+import { readHistoryMark, Store, type HistoryRewind } from '../../host/store/index.js';
 import { openSubscription } from '../../host/runtime/subscriptions.js';
 import { tempDir } from '../support/temp-dir.js';
 
@@ -40,10 +40,14 @@ describe('a store that went back in time', () => {
     let store = await open(dir.path, found);
     const last = commit(store, 5);
     store.close();
-    const mark = JSON.parse(readFileSync(join(dir.path, 'history-mark.json'), 'utf8')) as {
-      seq: number;
-    };
-    expect(mark.seq).toBe(last);
+    expect(readHistoryMark(dir.path)).toEqual({
+      mark: {
+        v: 1,
+        database: expect.any(String) as string,
+        seq: last,
+        at: expect.any(Number) as number,
+      },
+    });
     store = await open(dir.path, found);
     commit(store, 2);
     store.close();
