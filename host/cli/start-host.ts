@@ -67,7 +67,6 @@ import {
 } from '../server/index.js';
 import { describeRewind, lockDataDir, Store, type HistoryRewind } from '../store/index.js';
 import { publishHost, unpublishHost, type TailnetPublication } from '../tailscale/index.js';
-import { tetherCommand } from '../../common/cli/index.js';
 import { loadOrCreateLocalTls, serverNames, type LocalTls } from '../tls/index.js';
 import { ensureDemoWorkspace } from './demo-workspace.js';
 import { takeLogFormat, terminalLogSink } from './terminal-log.js';
