@@ -12,12 +12,11 @@ describe('historyWarning', () => {
     expect(historyWarning('Studio Mac', { history: { rewound } })).toBe(
       "Studio Mac: this host's history ends before what this device saw: the database was " +
         'restored or damaged. Runs, answers and approvals after that point are gone from the ' +
-        'host (at least 28 events), even where this device still shows them. On the Mac, ' +
-        '`tether history --acknowledge` once seen.',
+        'host (28 or more events). On the Mac: `tether history --acknowledge`.',
     );
     expect(
       historyWarning('Mac', { history: { rewound: { ...rewound, knownHead: 13 } } }),
-    ).toContain('(at least 1 event)');
+    ).toContain('(1 or more events)');
   });
 
   it('says nothing for a whole history, an older host, or an odd answer', () => {

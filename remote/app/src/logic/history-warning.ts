@@ -28,7 +28,6 @@ export function historyWarning(
   return (
     `${hostName}: this host's history ends before what this device saw: the database was ` +
     `restored or damaged. Runs, answers and approvals after that point are gone from the host ` +
-    `(at least ${lost} ${lost === 1 ? 'event' : 'events'}), even where this device still shows ` +
-    'them. On the Mac, `tether history --acknowledge` once seen.'
+    `(${lost} or more events). On the Mac: \`tether history --acknowledge\`.`
   );
 }
