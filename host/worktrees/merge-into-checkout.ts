@@ -1,0 +1,120 @@
+/**
+ * Merging a run's reviewed commit into the branch checked out in the user's workspace,
+ * with git's own merge: a fast-forward when the branch has not moved, a merge commit
+ * otherwise. A conflict is found before anything is touched (`git merge-tree`) and
+ * changes nothing; a checkout whose uncommitted changes the merge would overwrite is
+ * refused by git itself, and said so; a merge the host started and git stopped is undone.
+ */
+import { existsSync } from 'node:fs';
+import { git, runGit, type GitOutput } from './run-git.js';
+import type { MergeOutcome } from './types.js';
+
+/** Merges `head` into the checkout of `repository`; `message` names a merge commit. */
+export async function mergeIntoCheckout(
+  repository: string,
+  head: string,
+  message: string,
+): Promise<MergeOutcome> {
+  const place = { folder: repository };
+  const branch = await runGit(place, ['symbolic-ref', '--quiet', '--short', 'HEAD']);
+  if (branch.code !== 0) {
+    return {
+      kind: 'refused',
+      reason: `the checkout in ${repository} is not on a branch (a detached HEAD): check out the branch to merge into, then merge again`,
+    };
+  }
+  const into = branch.stdout.trim();
+  const mergeHead = await git(place, [
+    'rev-parse',
+    '--path-format=absolute',
+    '--git-path',
+    'MERGE_HEAD',
+  ]);
+  if (existsSync(mergeHead)) {
+    return {
+      kind: 'refused',
+      reason: `a merge is in progress in ${repository}: finish or abort it, then merge again`,
+    };
+  }
+  const current = await git(place, ['rev-parse', '--verify', 'HEAD^{commit}']);
+  if (await isAncestor(repository, head, current)) {
+    return { kind: 'merged', how: 'already_merged', into, commit: current };
+  }
+  const fastForward = await isAncestor(repository, current, head);
+  if (!fastForward) {
+    const trial = await runGit(place, [
+      'merge-tree',
+      '--write-tree',
+      '--name-only',
+      '--no-messages',
+      current,
+      head,
+    ]);
+    if (trial.code === 1) {
+      const files = trial.stdout
+        .split('\n')
+        .slice(1)
+        .filter((line) => line !== '');
+      return { kind: 'conflict', into, files };
+    }
+    if (trial.code !== 0) return refusedBy(trial, repository);
+  }
+  const merged = await runGit(
+    place,
+    fastForward
+      ? ['merge', '--ff-only', '--no-edit', '--quiet', head]
+      : ['merge', '--no-ff', '--no-edit', '--quiet', '-m', message, head],
+  );
+  if (merged.code !== 0) {
+    if (existsSync(mergeHead)) {
+      // The checkout moved between the trial and the merge: undo what this merge began.
+      await runGit(place, ['merge', '--abort']);
+      return { kind: 'conflict', into, files: await conflictedFiles(repository, head) };
+    }
+    return refusedBy(merged, repository);
+  }
+  const commit = await git(place, ['rev-parse', 'HEAD']);
+  return { kind: 'merged', how: fastForward ? 'fast_forward' : 'merge_commit', into, commit };
+}
+
+async function isAncestor(repository: string, ancestor: string, of: string): Promise<boolean> {
+  const found = await runGit({ folder: repository }, ['merge-base', '--is-ancestor', ancestor, of]);
+  return found.code === 0;
+}
+
+/** The files a trial merge of `head` into the checkout's branch finds in conflict. */
+async function conflictedFiles(repository: string, head: string): Promise<string[]> {
+  const trial = await runGit({ folder: repository }, [
+    'merge-tree',
+    '--write-tree',
+    '--name-only',
+    '--no-messages',
+    'HEAD',
+    head,
+  ]);
+  return trial.stdout
+    .split('\n')
+    .slice(1)
+    .filter((line) => line !== '');
+}
+
+/**
+ * Git refused before changing anything: the uncommitted changes it would overwrite (their
+ * files listed, as git lists them with a tab), or what else it said.
+ */
+function refusedBy(output: GitOutput, repository: string): MergeOutcome {
+  const said = `${output.stderr}\n${output.stdout}`;
+  const files = said
+    .split('\n')
+    .filter((line) => line.startsWith('\t'))
+    .map((line) => line.trim());
+  if (/would be overwritten|untracked working tree files/.test(said)) {
+    return {
+      kind: 'refused',
+      reason: `uncommitted changes in ${repository} would be overwritten by the merge: commit or stash them, then merge again`,
+      files,
+    };
+  }
+  const last = said.trim().split('\n').slice(-2).join(' ');
+  return { kind: 'refused', reason: `git did not merge: ${last}` };
+}

@@ -1,0 +1,133 @@
+/**
+ * Running git for the host itself, outside any sandbox, on folders a run has written:
+ * no hook runs (`core.hooksPath` is `/dev/null`: a run could have written the `.husky`
+ * folder a relative hooks path names), no file-system monitor, no pager, no prompt, no
+ * external diff or text conversion, and the repository always named by the host (never
+ * found from a `.git` file the run could have rewritten).
+ */
+import { execFile, execFileSync } from 'node:child_process';
+
+/** Options every host git command gets, before its own. */
+const HARDENED: readonly string[] = [
+  '-c',
+  'core.hooksPath=/dev/null',
+  '-c',
+  'core.fsmonitor=false',
+  '-c',
+  'core.pager=cat',
+  '-c',
+  'diff.external=',
+  '-c',
+  'gc.auto=0',
+  '-c',
+  'maintenance.auto=false',
+];
+
+/** What a git command printed and how it exited. */
+export interface GitOutput {
+  stdout: string;
+  stderr: string;
+  /** Exit status; null when it was killed. */
+  code: number | null;
+}
+
+/** Where a git command runs: `git -C folder`, or an explicit git folder and work tree. */
+export type GitPlace = { folder: string } | { gitDir: string; workTree: string };
+
+/** Largest output the host reads from one git command (a diff of a big change). */
+const MAX_OUTPUT_BYTES = 64 * 1024 * 1024;
+
+function placeArgs(place: GitPlace): string[] {
+  return 'folder' in place
+    ? ['-C', place.folder]
+    : [`--git-dir=${place.gitDir}`, `--work-tree=${place.workTree}`, '-C', place.workTree];
+}
+
+/** The environment git runs with: the host's, without variables that redirect git. */
+function gitEnvironment(extra: Record<string, string>): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [key, value] of Object.entries(process.env)) {
+    if (key.startsWith('GIT_') && key !== 'GIT_EXEC_PATH') continue;
+    env[key] = value;
+  }
+  return { ...env, GIT_TERMINAL_PROMPT: '0', GIT_OPTIONAL_LOCKS: '0', LC_ALL: 'C', ...extra };
+}
+
+/** Runs git and resolves with its output, whatever its exit status. */
+export function runGit(
+  place: GitPlace,
+  args: readonly string[],
+  options: { env?: Record<string, string>; signal?: AbortSignal } = {},
+): Promise<GitOutput> {
+  return new Promise((resolve, reject) => {
+    execFile(
+      'git',
+      [...HARDENED, ...placeArgs(place), ...args],
+      {
+        env: gitEnvironment(options.env ?? {}),
+        maxBuffer: MAX_OUTPUT_BYTES,
+        encoding: 'utf8',
+        ...(options.signal === undefined ? {} : { signal: options.signal }),
+      },
+      (error, stdout, stderr) => {
+        if (error !== null && typeof error.code !== 'number') {
+          if (error.code === 'ENOENT') {
+            reject(new Error('git is not installed (or not on the host’s PATH)'));
+            return;
+          }
+          if (error.killed !== true && error.signal === null) {
+            reject(new Error(`git did not run: ${error.message}`, { cause: error }));
+            return;
+          }
+        }
+        const code = error === null ? 0 : typeof error.code === 'number' ? error.code : null;
+        resolve({ stdout, stderr, code });
+      },
+    );
+  });
+}
+
+/** Runs git and returns its trimmed output; throws with git's own message when it fails. */
+export async function git(
+  place: GitPlace,
+  args: readonly string[],
+  options: { env?: Record<string, string>; signal?: AbortSignal } = {},
+): Promise<string> {
+  const output = await runGit(place, args, options);
+  if (output.code !== 0) throw new GitError(args, output);
+  return output.stdout.trimEnd();
+}
+
+/** The same, synchronously: for the few quick questions asked inside a transaction. */
+export function gitSync(place: GitPlace, args: readonly string[]): GitOutput {
+  try {
+    const stdout = execFileSync('git', [...HARDENED, ...placeArgs(place), ...args], {
+      env: gitEnvironment({}),
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+      timeout: 10_000,
+    });
+    return { stdout, stderr: '', code: 0 };
+  } catch (error) {
+    const failed = error as { status?: number | null; stdout?: string; stderr?: string };
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
+      return { stdout: '', stderr: 'git is not installed (or not on the host’s PATH)', code: 127 };
+    }
+    return {
+      stdout: failed.stdout ?? '',
+      stderr: failed.stderr ?? '',
+      code: typeof failed.status === 'number' ? failed.status : null,
+    };
+  }
+}
+
+/** A git command that failed: its arguments and what git said. */
+export class GitError extends Error {
+  readonly output: GitOutput;
+  constructor(args: readonly string[], output: GitOutput) {
+    const said = output.stderr.trim().split('\n').slice(-3).join(' ') || `exit ${output.code}`;
+    super(`git ${args[0] ?? ''} failed: ${said}`);
+    this.name = 'GitError';
+    this.output = output;
+  }
+}
