@@ -41,6 +41,7 @@ export const ERROR_CODES = {
   approval_resolved: { http: 409, close: null, retryable: false },
   approval_expired: { http: 410, close: null, retryable: false },
   digest_mismatch: { http: 409, close: null, retryable: false },
+  merge_conflict: { http: 409, close: null, retryable: false },
   workspace_denied: { http: 403, close: null, retryable: false },
   payload_too_large: { http: 413, close: null, retryable: false },
   rate_limited: { http: 429, close: CloseCode.rateLimited, retryable: true },

@@ -15,7 +15,12 @@ const DeviceChange = z.looseObject({ deviceId: PeerId, name: z.string() });
 
 /** Payload schema for every event type. */
 const EVENT_PAYLOADS = {
-  'session.created': z.looseObject({ title: z.string(), workspace: z.string() }),
+  'session.created': z.looseObject({
+    title: z.string(),
+    workspace: z.string(),
+    /** `{branch, base}` of the session's own worktree (protocol/worktree.ts). */
+    worktree: z.optional(z.looseObject({})),
+  }),
   'run.queued': z.looseObject({
     input: z.looseObject({ text: z.string() }),
     model: z.nullable(z.string()),
@@ -93,6 +98,13 @@ const EVENT_PAYLOADS = {
     error: z.optional(z.looseObject({ code: z.string(), message: z.string() })),
   }),
   'session.idle': z.looseObject({}),
+  /**
+   * `RunResult` and `RunIntegrated` of protocol/worktree.ts (docs/worktrees.md): readers
+   * parse them where they show them, as the app's review screen does (its own chunk):
+   * named here they would cost the app's first load.
+   */
+  'run.result': z.looseObject({}),
+  'run.integrated': z.looseObject({}),
   /**
    * The envelope's runId is the run whose model request needed the summary. Carries
    * `{summaryId, coversSeq: [from, to], tokensBefore, tokensAfter, summary, model, usage?}`

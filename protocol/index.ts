@@ -88,6 +88,13 @@ export {
   RunChanges,
 } from './run-changes.js';
 export { TokenUsage } from './usage.js';
+export {
+  IntegrateAction,
+  RunIntegrated,
+  RunResult,
+  RunReview,
+  SessionWorktree,
+} from './worktree.js';
 export { DEFAULT_PUSH_KINDS, DevicePush, PushKind, PushPayload } from './push.js';
 export { Event } from './events.js';
 export type { EventPayload, NewEvent } from './events.js';

@@ -21,6 +21,7 @@ import {
 import { CommandId, DeviceName, Digest, Millis, OpaqueId, PeerId, Seq } from './primitives.js';
 import { PushSubscription, SubscribablePushKind } from './push.js';
 import { RunChanges } from './run-changes.js';
+import { GitObjectId, IntegrateAction, Isolation, RunReview } from './worktree.js';
 import { TokenUsage } from './usage.js';
 import { RunState } from './states.js';
 
@@ -136,6 +137,10 @@ export const OPS = {
       workspace: z.optional(z.string().check(z.minLength(1), z.maxLength(4096))),
       input: RunInput,
       model: z.optional(z.string().check(z.minLength(1), z.maxLength(200))),
+      /** A new session's: `worktree` works on a branch of its own (docs/worktrees.md). */
+      isolation: z.optional(Isolation),
+      /** With `worktree`: the branch, tag or commit it starts from (default `HEAD`). */
+      base: z.optional(z.string().check(z.minLength(1), z.maxLength(256))),
     }),
     result: z.looseObject({
       runId: OpaqueId,
@@ -143,6 +148,26 @@ export const OPS = {
       state: RunState,
       deduplicated: z.boolean(),
     }),
+  },
+  'run.integrate': {
+    command: true,
+    args: z.strictObject({
+      commandId: CommandId,
+      runId: OpaqueId,
+      action: IntegrateAction,
+      treeDigest: GitObjectId,
+    }),
+    result: z.looseObject({
+      state: z.enum(['merged', 'kept', 'discarded']),
+      into: z.optional(z.string()),
+      commit: z.optional(GitObjectId),
+      how: z.optional(z.enum(['fast_forward', 'merge_commit', 'already_merged'])),
+    }),
+  },
+  'run.review': {
+    command: false,
+    args: z.strictObject({ runId: OpaqueId }),
+    result: RunReview,
   },
   'run.cancel': {
     command: true,

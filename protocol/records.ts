@@ -22,6 +22,11 @@ export const Session = z.looseObject({
   workspace: z.string(),
   createdAt: Millis,
   activeRunId: z.nullable(OpaqueId),
+  /**
+   * The session's own worktree, when its runs work in one: `SessionWorktree` of
+   * protocol/worktree.ts, parsed where it is shown (the app's first load stays small).
+   */
+  worktree: z.optional(z.looseObject({})),
 });
 export type Session = z.infer<typeof Session>;
 
@@ -243,7 +248,12 @@ export const AllowRule = z.looseObject({
 });
 export type AllowRule = z.infer<typeof AllowRule>;
 
-export const Workspace = z.looseObject({ name: z.string(), path: z.string() });
+export const Workspace = z.looseObject({
+  name: z.string(),
+  path: z.string(),
+  /** Where a new task runs by default: `worktree` when the config says so. */
+  isolation: z.optional(z.string()),
+});
 export type Workspace = z.infer<typeof Workspace>;
 
 /** In-progress, not durable state attached to `run.get` and run snapshots. */

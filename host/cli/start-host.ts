@@ -5,6 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { homedir } from 'node:os';
+import { join } from 'node:path';
 import { createServer as createHttpServer, type IncomingMessage, type Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
@@ -317,6 +318,7 @@ async function startLocked(
         }),
       },
       prices: config.prices,
+      worktreesDir: join(config.dataDir, 'worktrees'),
       tools: [
         ...readOnlyTools,
         ...createSearchTools({
@@ -331,11 +333,12 @@ async function startLocked(
         createRunCommandTool({ sandbox }),
       ] as ToolDefinition<unknown>[],
       toolServers: mcp,
-      policy: (call, workspace, addedRules) => {
+      policy: (call, workspace, addedRules, scope) => {
         const decided = mcp.decide(call.name);
         if (decided !== null) return Promise.resolve(decided);
         return decidePolicy(call, {
           workspace,
+          worktree: scope?.worktree === true,
           policy: config.policy,
           homedir: homedir(),
           sandbox: sandboxStatus,

@@ -23,6 +23,8 @@ export const FAULT_POINTS = [
   'tool-spawned',
   /** The tool returned (a command exited, its output file written); the result not committed. */
   'tool-exited',
+  /** A worktree run's files committed on its branch; `run.result` not yet recorded. */
+  'worktree-committed',
   /** `run.finished` committed; `session.idle` not yet. */
   'run-finished',
   /** A push committed as pending (host/push); not yet sent. */

@@ -85,7 +85,14 @@ async function decideCall(call: PolicyCall, ctx: PolicyContext): Promise<PolicyD
     case 'read':
       return decidePathCall(call.name, access.path, 'read', setting ?? 'allow', ctx);
     case 'write':
-      return decidePathCall(call.name, access.path, 'write', setting ?? 'ask', ctx);
+      // A setting of the config wins; unset, the run's own worktree lets writes in it run.
+      return decidePathCall(
+        call.name,
+        access.path,
+        'write',
+        setting ?? (worktreeAllows(ctx) ? 'worktree' : 'ask'),
+        ctx,
+      );
     case 'command':
       return decideCommand(access, setting, ctx);
     case 'opaque':
@@ -99,7 +106,7 @@ async function decidePathCall(
   name: string,
   named: string,
   kind: 'read' | 'write',
-  setting: Setting,
+  setting: Setting | 'worktree',
   ctx: PolicyContext,
 ): Promise<PolicyDecision> {
   const target = await locate(ctx, named);
@@ -120,6 +127,7 @@ async function decidePathCall(
       ? allow(`${name} only reads inside the workspace.`)
       : allow(`The policy allows ${name} inside the workspace (tools.${name} is "allow").`);
   }
+  if (setting === 'worktree') return allow(WORKTREE_ALLOWS);
   return kind === 'read'
     ? ask(`The policy asks before ${name} reads ${target.shown} (tools.${name} is "ask").`)
     : ask(`${name} would change ${target.shown}; changes to files need your approval.`);
@@ -152,6 +160,7 @@ async function decideCommand(
   if (setting === 'allow') {
     return allow('The policy allows every command (tools.run_command is "allow").');
   }
+  if (setting === undefined && worktreeAllows(ctx)) return allow(WORKTREE_ALLOWS);
   const words = commandWords(command);
   if (!words.ok) {
     return ask(`The command ${words.reason}, so no allow rule applies; it needs your approval.`);
@@ -182,6 +191,15 @@ async function decideCommand(
     }
   }
   return allow(`The policy allows "${showRule(found.rule)}".`);
+}
+
+const WORKTREE_ALLOWS =
+  'The run works in its own worktree, and the policy lets it change files and run sandboxed ' +
+  'commands there (policy.worktree is "allow"); your checkout changes only when you merge.';
+
+/** Whether the run's own worktree lets a write or a contained command run unasked. */
+function worktreeAllows(ctx: PolicyContext): boolean {
+  return ctx.worktree === true && ctx.policy.worktree === 'allow';
 }
 
 /**

@@ -78,6 +78,12 @@ export const PolicyConfig = z.strictObject(
       )
       .default({ allow: [], deny: [] }),
     outsideWorkspace: z.enum(['ask', 'deny'], { error: 'expected ask or deny' }).default('ask'),
+    /**
+     * In a run's own worktree (docs/worktrees.md): `allow` lets writes and sandboxed
+     * commands inside it run unasked (the user's checkout changes only by a merge they
+     * answer); `ask` asks as in a workspace.
+     */
+    worktree: z.enum(['allow', 'ask'], { error: 'expected allow or ask' }).default('allow'),
     protectedPaths: z
       .array(ProtectedGlob, { error: 'expected a list of path patterns' })
       .default([]),

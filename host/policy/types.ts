@@ -32,6 +32,11 @@ export interface PolicyContext {
    * while one is available; without it every command asks, saying why.
    */
   sandbox: SandboxStatus;
+  /**
+   * True when the workspace is a run's own worktree: under `policy.worktree: "allow"`,
+   * writes and sandboxed commands inside it run unasked.
+   */
+  worktree?: boolean;
   /** Rules added from a remote for this workspace (exact words; the config's rules win). */
   addedRules?: readonly AddedRule[];
 }

@@ -14,10 +14,15 @@ import type { ModelMessage } from '../model/index.js';
 import type { Store, StoredRun, StoredSummary } from '../store/index.js';
 import type { RequestSize, TokenCount } from './token-count.js';
 
-function systemPrompt(workspace: string): string {
+function systemPrompt(workspace: string, worktreeBranch: string | undefined): string {
   return [
     "You are an agent working on the user's computer through Tether.",
     `The workspace is ${workspace}. Paths are relative to it unless absolute.`,
+    ...(worktreeBranch === undefined
+      ? []
+      : [
+          `It is a git worktree of its own on the branch ${worktreeBranch}: change files freely. Git is read-only here (status, diff and log work; do not commit): Tether commits your changes when the run ends, and the user reviews and merges them.`,
+        ]),
     'Use the tools to look before you answer. Tool results may be shortened: they say so and give the full size.',
     'When the task is done, answer plainly with what you found or did.',
   ].join('\n');
@@ -35,6 +40,8 @@ const MAX_KEPT_FACTS = 50;
 /** What the context is for: the workspace and its size bound. */
 export interface ContextTarget {
   workspace: string;
+  /** Set when the workspace is the run's own worktree: its branch. */
+  worktreeBranch?: string;
   /** Tokens the request may hold, the answer's reserve already taken off. */
   budgetTokens: number;
   /** Characters the request carries besides its messages: the tool schemas. */
@@ -238,7 +245,9 @@ export function planContext(
   cache: ContextCache,
   summary: StoredSummary | undefined,
 ): ContextPlan {
-  const head: ModelMessage[] = [{ role: 'system', content: systemPrompt(target.workspace) }];
+  const head: ModelMessage[] = [
+    { role: 'system', content: systemPrompt(target.workspace, target.worktreeBranch) },
+  ];
   if (summary !== undefined) head.push(summaryMessage(store, summary));
   const runs = earlierRuns(store, run, summary);
   const earlier = runs.map((candidate) => cache.run(candidate));

@@ -18,6 +18,8 @@ import {
   moveRun,
 } from './transitions.js';
 import type { Actor, RuntimeModel, WorkspaceRef } from './types.js';
+import { checkWorktreeSource, freeBranch, type WorktreeSource } from '../worktrees/index.js';
+import { join } from 'node:path';
 
 const CONTINUE_TEXT = 'Continue the previous run from where it stopped.';
 
@@ -25,6 +27,8 @@ export interface CommandContext {
   store: Store;
   model: RuntimeModel | null;
   workspaces: readonly WorkspaceRef[];
+  /** Where runs' own worktrees are made; null: `isolation: "worktree"` is refused. */
+  worktreesDir: string | null;
 }
 
 function findWorkspace(
@@ -60,6 +64,69 @@ function chooseModel(model: RuntimeModel | null, requested: string | undefined):
   return requested;
 }
 
+/**
+ * The repository and base commit of a new session's worktree, when the submit or the
+ * workspace's default asks for one; a workspace that cannot have one refuses it, saying why.
+ */
+function worktreeSourceOf(
+  ctx: CommandContext,
+  workspace: WorkspaceRef,
+  args: OpArgs<'run.submit'>,
+): { source: WorktreeSource } | null {
+  const isolation = args.isolation ?? workspace.isolation ?? 'none';
+  if (isolation === 'none') {
+    if (args.base !== undefined) throw isolationError('base', 'base needs isolation "worktree"');
+    return null;
+  }
+  if (ctx.worktreesDir === null) {
+    throw isolationError('isolation', 'this host keeps no worktrees (it has no data directory)');
+  }
+  const checked = checkWorktreeSource(workspace.path, args.base);
+  if (!checked.ok) {
+    throw isolationError(args.base === undefined ? 'isolation' : 'base', checked.reason);
+  }
+  return { source: checked.source };
+}
+
+/** A follow-up names no isolation of its own, and goes on only in a worktree still open. */
+function checkFollowUpIsolation(store: Store, sessionId: string, args: OpArgs<'run.submit'>): void {
+  const worktree = store.worktrees.get(sessionId);
+  if (args.base !== undefined) {
+    throw isolationError('base', "a worktree's base is chosen when its session starts");
+  }
+  const current = worktree === undefined ? 'none' : 'worktree';
+  if (args.isolation !== undefined && args.isolation !== current) {
+    throw isolationError(
+      'isolation',
+      worktree === undefined
+        ? 'the session works in its workspace: isolation is chosen when a session starts'
+        : 'the session works in its own worktree: a follow-up goes on there',
+    );
+  }
+  if (worktree !== undefined && worktree.state !== 'active') {
+    throw new TetherError(
+      'invalid_state',
+      `the session's worktree was ${worktree.state === 'kept' ? 'kept as its branch' : worktree.state}: start a new task`,
+      { details: { state: worktree.state } },
+    );
+  }
+}
+
+function isolationError(field: 'isolation' | 'base', message: string): TetherError {
+  return new TetherError('invalid_request', message, {
+    details: { issues: [{ path: field, message }] },
+  });
+}
+
+/** Eight characters of a host id, for a branch name: `run_3q2xAbCd…` → `3q2xabcd`-like. */
+function shortId(id: string): string {
+  const start = id.indexOf('_') + 1;
+  return id
+    .slice(start, start + 8)
+    .toLowerCase()
+    .replace(/[^a-z0-9]/g, 'x');
+}
+
 function titleOf(text: string): string {
   const line = text.trim().split('\n')[0] ?? '';
   return line.length > 80 ? line.slice(0, 79) + '…' : line;
@@ -69,6 +136,7 @@ function queueRun(
   store: Store,
   tx: WriteContext,
   fields: {
+    runId?: string;
     sessionId: string;
     input: RunInput;
     model: string | null;
@@ -78,7 +146,7 @@ function queueRun(
   },
 ): StoredRun {
   const run: StoredRun = {
-    id: newId('run'),
+    id: fields.runId ?? newId('run'),
     sessionId: fields.sessionId,
     state: 'queued',
     input: fields.input,
@@ -118,8 +186,10 @@ export function submitRun(
     { commandId: args.commandId, op: 'run.submit', args, deviceId: by },
     (tx) => {
       let sessionId = args.sessionId;
+      let worktree: { source: WorktreeSource } | null = null;
       if (sessionId === undefined) {
         const workspace = findWorkspace(ctx.workspaces, args.workspace);
+        worktree = worktreeSourceOf(ctx, workspace, args);
         sessionId = newId('ses');
         const session = {
           id: sessionId,
@@ -129,11 +199,6 @@ export function submitRun(
           activeRunId: null,
         };
         store.runs.insertSession(session);
-        tx.append({
-          type: 'session.created',
-          sessionId,
-          payload: { title: session.title, workspace: session.workspace },
-        });
       } else {
         const session = store.runs.getSession(sessionId);
         if (session === undefined) throw new TetherError('not_found', `no session ${sessionId}`);
@@ -147,8 +212,39 @@ export function submitRun(
             },
           });
         }
+        checkFollowUpIsolation(store, session.id, args);
+      }
+      const runId = newId('run');
+      if (args.sessionId === undefined) {
+        const session = store.runs.getSession(sessionId)!;
+        const branch =
+          worktree === null
+            ? null
+            : freeBranch(worktree.source.repository, `tether/${shortId(runId)}`);
+        if (worktree !== null && branch !== null && ctx.worktreesDir !== null) {
+          store.worktrees.insert({
+            sessionId,
+            ...worktree.source,
+            path: join(ctx.worktreesDir, sessionId),
+            branch,
+            state: 'active',
+            createdAt: tx.at,
+          });
+        }
+        tx.append({
+          type: 'session.created',
+          sessionId,
+          payload: {
+            title: session.title,
+            workspace: session.workspace,
+            ...(worktree === null || branch === null
+              ? {}
+              : { worktree: { branch, base: worktree.source.base } }),
+          },
+        });
       }
       const run = queueRun(store, tx, {
+        runId,
         sessionId,
         input: args.input,
         model: chooseModel(ctx.model, args.model),

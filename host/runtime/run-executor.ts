@@ -3,7 +3,7 @@
  * fails, or it is cancelled. Works from the store, so what it does next depends only on
  * what has been committed.
  */
-import { digest, type RunFailure } from '../../protocol/index.js';
+import { digest, type RunFailure, type RunResult } from '../../protocol/index.js';
 import type { ModelCompletion, ModelToolSpec } from '../model/index.js';
 import { faultPoint } from '../faults/index.js';
 import type { Store, StoredRun } from '../store/index.js';
@@ -22,6 +22,7 @@ import {
   moveRun,
 } from './transitions.js';
 import type { PolicyFn, RuntimeLimits, RuntimeModel, ToolTable } from './types.js';
+import type { OpenWorktree, WorktreeRuns } from './worktree-runs.js';
 
 export interface ExecutorDeps {
   store: Store;
@@ -30,6 +31,7 @@ export interface ExecutorDeps {
   tools: ToolTable;
   policy: PolicyFn;
   limits: RuntimeLimits;
+  worktrees: WorktreeRuns;
 }
 
 /** How the loop stopped; `waiting` parks the run until its approvals are answered. */
@@ -52,6 +54,8 @@ function recordedInput(raw: string): unknown {
 export class RunExecutor {
   private readonly controller = new AbortController();
   private stopReason: StopReason | null = null;
+  /** The session's own worktree the run works in, once opened; null: the workspace. */
+  private worktree: OpenWorktree | null = null;
 
   constructor(
     private readonly deps: ExecutorDeps,
@@ -72,7 +76,11 @@ export class RunExecutor {
       if (this.stopReason === 'persistence') return;
       // Parked for approval: the run keeps its session; an answer resumes it.
       if (outcome.state === 'waiting' && this.stopReason === null) return;
-      this.finish(outcome);
+      const ended = await this.commitWorktree(outcome);
+      if (ended.result !== null) faultPoint('worktree-committed');
+      // Commits may have failed while git worked.
+      if ((this.stopReason as StopReason | null) === 'persistence') return;
+      this.finish(ended.outcome, ended.result);
     } catch (error) {
       if (this.stopReason === 'persistence') return;
       this.finish({
@@ -89,6 +97,29 @@ export class RunExecutor {
     }
   }
 
+  /**
+   * A worktree run's files committed on its branch as it ends: the result to record with
+   * its end. A commit that fails leaves the files in the worktree and fails the run.
+   */
+  private async commitWorktree(
+    outcome: Outcome,
+  ): Promise<{ outcome: Outcome; result: RunResult | null }> {
+    const worktree = this.worktree;
+    if (worktree === null) return { outcome, result: null };
+    try {
+      return { outcome, result: await this.deps.worktrees.commit(this.run(), worktree) };
+    } catch (error) {
+      const message = `the run's files could not be committed on ${worktree.branch} (they are still in ${worktree.path}): ${error instanceof Error ? error.message : String(error)}`;
+      return {
+        outcome:
+          outcome.state === 'failed'
+            ? outcome
+            : { state: 'failed', error: { code: 'internal', message } },
+        result: null,
+      };
+    }
+  }
+
   private run(): StoredRun {
     const run = this.deps.store.runs.getRun(this.runId);
     if (run === undefined) throw new Error(`no run ${this.runId}`);
@@ -98,8 +129,8 @@ export class RunExecutor {
   private async loop(): Promise<Outcome> {
     const { store, model, limits } = this.deps;
     const run = this.run();
-    const workspace = store.runs.getSession(run.sessionId)?.workspace;
-    if (workspace === undefined) throw new Error(`run ${run.id} has no session`);
+    const sessionWorkspace = store.runs.getSession(run.sessionId)?.workspace;
+    if (sessionWorkspace === undefined) throw new Error(`run ${run.id} has no session`);
     if (model === null || run.model === null) {
       return {
         state: 'failed',
@@ -110,10 +141,22 @@ export class RunExecutor {
         },
       };
     }
+    try {
+      this.worktree = await this.deps.worktrees.open(run.sessionId);
+    } catch (error) {
+      const why = error instanceof Error ? error.message : String(error);
+      return {
+        state: 'failed',
+        error: { code: 'internal', message: `the run's own worktree could not be made: ${why}` },
+      };
+    }
+    const worktree = this.worktree;
+    const workspace = worktree?.path ?? sessionWorkspace;
     const signal = this.controller.signal;
     const cache = new ContextCache(store, model.adapter.provider);
     const target = {
       workspace,
+      ...(worktree === null ? {} : { worktreeBranch: worktree.branch }),
       budgetTokens: inputBudget(limits.contextTokens),
       extraChars: 0,
       count: new TokenCount(),
@@ -125,6 +168,7 @@ export class RunExecutor {
         tools: this.deps.tools,
         policy: this.deps.policy,
         workspace,
+        worktree: worktree === null ? null : { gitReadOnly: [worktree.commonDir] },
         limits,
         signal,
       };
@@ -284,8 +328,11 @@ export class RunExecutor {
     });
   }
 
-  /** Ends the run, then, with everything flushed and released, records `session.idle`. */
-  private finish(outcome: Outcome): void {
+  /**
+   * Ends the run (with its worktree's result, when it has one), then, with everything
+   * flushed and released, records `session.idle`.
+   */
+  private finish(outcome: Outcome, result: RunResult | null = null): void {
     const { store } = this.deps;
     store.write((tx) => cancelPendingApprovals(store, this.run(), tx));
     for (const call of store.tools.listToolCalls(this.runId)) {
@@ -295,6 +342,7 @@ export class RunExecutor {
     }
     store.write((tx) => {
       let run = this.run();
+      if (result !== null) this.deps.worktrees.record(tx, run, result);
       if (this.stopReason === 'cancel' || run.state === 'cancelling') {
         if (run.state !== 'cancelling') run = moveRun(store, run, 'cancelling', tx);
         finishRun(store, run, 'cancelled', tx, { reason: 'cancelled' });

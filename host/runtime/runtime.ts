@@ -37,6 +37,7 @@ import {
 import { addRule, listRules, removeRule, type RuleContext } from './rule-commands.js';
 import { RunQueries } from './run-queries.js';
 import { RunScheduler } from './run-scheduler.js';
+import { WorktreeRuns } from './worktree-runs.js';
 import { openSubscription, type Subscription } from './subscriptions.js';
 import {
   DEFAULT_LIMITS,
@@ -76,6 +77,7 @@ export class Runtime {
   private readonly scheduler: RunScheduler;
   private readonly commands: CommandContext;
   private readonly rules: RuleContext;
+  private readonly worktrees: WorktreeRuns;
   private started = false;
   private expiryTimer: NodeJS.Timeout | null = null;
   private readonly killProcessGroup: ((pgid: number) => Promise<unknown>) | undefined;
@@ -107,6 +109,7 @@ export class Runtime {
     const policy = options.policy ?? defaultPolicy();
     this.rules = { store, policy, tools, configRules: options.configAllowRules ?? [] };
     this.queries = new RunQueries(store, this.live, tools, options.prices);
+    this.worktrees = new WorktreeRuns(store, reportError);
     this.scheduler = new RunScheduler(
       {
         store,
@@ -115,12 +118,18 @@ export class Runtime {
         tools,
         policy,
         limits: this.limits,
+        worktrees: this.worktrees,
       },
       reportError,
     );
     this.killProcessGroup = options.killProcessGroup;
     this.push = options.push;
-    this.commands = { store, model: options.model, workspaces: options.workspaces };
+    this.commands = {
+      store,
+      model: options.model,
+      workspaces: options.workspaces,
+      worktreesDir: options.worktreesDir ?? null,
+    };
     this.health = new PersistenceHealth(store, this.scheduler, {
       reopened: () => {
         this.killOrphans();
@@ -142,6 +151,8 @@ export class Runtime {
       this.store.offers.pruneExpired(now - OFFER_RETENTION_MS);
     });
     const report = recover(this.store, this.instance);
+    // Git work, in the background: a run of a session it settles waits for it.
+    void this.worktrees.recover();
     this.killOrphans();
     this.health.start();
     this.expireDueApprovals();
@@ -239,8 +250,11 @@ export class Runtime {
     const result = cancelRun(this.commands, args, by);
     if (result.state === 'cancelling') {
       const executor = this.scheduler.executor(args.runId);
-      if (executor === undefined) settleCancelledRun(this.store, args.runId);
-      else executor.stop('cancel');
+      if (executor === undefined) {
+        settleCancelledRun(this.store, args.runId);
+        const sessionId = this.store.runs.getRun(args.runId)?.sessionId;
+        if (sessionId !== undefined) this.worktrees.settle(sessionId).catch(this.reportError);
+      } else executor.stop('cancel');
     }
     this.scheduler.kick();
     return result;
@@ -250,6 +264,16 @@ export class Runtime {
     const result = continueRun(this.commands, args, by);
     this.scheduler.kick();
     return result;
+  }
+
+  /** The answer to a worktree run's review: merge, keep or discard (docs/worktrees.md). */
+  integrate(args: OpArgs<'run.integrate'>, by: Actor): Promise<OpResult<'run.integrate'>> {
+    return this.worktrees.integrate(args, by);
+  }
+
+  /** A worktree run's branch against its base, with its diffs. */
+  review(runId: string): Promise<OpResult<'run.review'>> {
+    return this.worktrees.review(runId);
   }
 
   /** Answers an approval; an approved or denied call lets its parked run resume. */

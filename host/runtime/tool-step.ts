@@ -35,6 +35,8 @@ export interface ToolStepContext {
   tools: ToolTable;
   policy: PolicyFn;
   workspace: string;
+  /** Set when `workspace` is the run's own worktree: its repository's git folder. */
+  worktree: { gitReadOnly: readonly string[] } | null;
   limits: RuntimeLimits;
   signal: AbortSignal;
 }
@@ -198,6 +200,7 @@ export async function settleProposedCall(
     { name: call.name, access: tool.access(input) },
     ctx.workspace,
     rules,
+    { worktree: ctx.worktree !== null },
   );
   if (decision.decision === 'deny') {
     refuseByPolicy(store, call, decision.reason);
@@ -267,6 +270,7 @@ export async function runReadyCall(
       { name: ready.name, access: tool.access(input) },
       ctx.workspace,
       addedRulesOf(store, ctx.workspace),
+      { worktree: ctx.worktree !== null },
     ));
   if (decision.decision === 'deny') {
     const why = approval === undefined ? '' : ' (it was approved, but the policy changed since)';
@@ -308,6 +312,7 @@ export async function runReadyCall(
     result = await tool.execute(input, {
       workspace: ctx.workspace,
       signal: ctx.signal,
+      ...(ctx.worktree === null ? {} : { gitReadOnly: ctx.worktree.gitReadOnly }),
       output: {
         path: outputPath,
         capBytes: ctx.limits.toolOutputMaxBytes,

@@ -41,11 +41,13 @@ export const DEFAULT_LIMITS: RuntimeLimits = {
 /**
  * Decides a call; never executes anything. `addedRules` are the rules added from remotes
  * for `workspace` ("Allow like this from now on"), read from the store at each decision.
+ * `scope.worktree`: the workspace is the run's own worktree (policy `worktree`).
  */
 export type PolicyFn = (
   call: { name: string; access: ToolAccess },
   workspace: string,
   addedRules: readonly AddedRule[],
+  scope?: { worktree: boolean },
 ) => Promise<PolicyDecision>;
 
 /** The model the runtime talks to; null when none is configured. */
@@ -60,6 +62,8 @@ export interface RuntimeModel {
 export interface WorkspaceRef {
   name: string;
   path: string;
+  /** A new task's default: `worktree` works on a branch of its own (docs/worktrees.md). */
+  isolation?: 'worktree';
 }
 
 /**
@@ -104,6 +108,11 @@ export interface RuntimeOptions {
   configAllowRules?: readonly (readonly string[])[];
   /** Kills a process group a crashed host left running (recovery at start). */
   killProcessGroup?: (pgid: number) => Promise<unknown>;
+  /**
+   * Where runs' own worktrees are made (`<data>/worktrees`, docs/worktrees.md); without
+   * it `isolation: "worktree"` is refused.
+   */
+  worktreesDir?: string;
   /** Web Push delivery (docs/push.md); without it the push ops are `invalid_state`. */
   push?: PushDispatcher;
   /** Turns usage into an estimated cost (`run.usage`); models without a price get none. */

@@ -77,7 +77,7 @@ export function bwrapCommand(
   args.push('--dev', '/dev', '--proc', '/proc');
   const emptied = [...EMPTIED_FOLDERS, ...(plan.home === null ? [] : [plan.home.path])];
   for (const folder of emptied) args.push('--tmpfs', folder);
-  const readable = [...plan.programFolders, ...(plan.home?.readable ?? [])];
+  const readable = [...plan.programFolders, ...(plan.home?.readable ?? []), ...plan.gitReadOnly];
   for (const folder of readable) args.push('--ro-bind', folder, folder);
   const bound = [...plan.writable, plan.tempDir];
   for (const writable of bound) args.push('--bind', writable, writable);

@@ -146,7 +146,12 @@ export class Sandbox {
     const tempDir = path.join(callDir, 'tmp');
     mkdirSync(tempDir, { mode: 0o700 });
     const home = emptiedHome(this.#home, writable);
-    const replaced = replacedGitConfigs([...before.gitCode, ...(home?.readable ?? [])]);
+    const gitReadOnly = request?.gitReadOnly ?? [];
+    const replaced = replacedGitConfigs([
+      ...before.gitCode,
+      ...(home?.readable ?? []),
+      ...gitReadOnly.map((gitDir) => path.join(gitDir, 'config')),
+    ]);
     const replacedFiles = replaced.map((file, i) => {
       const source = path.join(callDir, `replaced-${i}`);
       writeFileSync(source, file.content, { mode: 0o400 });
@@ -178,6 +183,7 @@ export class Sandbox {
       network: request?.network === true,
       home,
       programFolders: programFolders(process.env['PATH'] ?? '', writable),
+      gitReadOnly,
     };
     let finished = false;
     return {

@@ -10,6 +10,11 @@ export interface SandboxRequest {
   network?: boolean;
   /** Folders or files outside the workspace the command may also change (real paths). */
   write?: readonly string[];
+  /**
+   * Git folders outside the workspace shown read-only (real paths), named by the host: a
+   * worktree's repository folder. Their `config` is shown without credentials.
+   */
+  gitReadOnly?: readonly string[];
 }
 
 /** A file or folder hidden inside the sandbox: it cannot be read, listed or written. */
@@ -81,6 +86,8 @@ export interface SandboxPlan {
    * its patterns hide the secret set everywhere.
    */
   home: { path: string; readable: readonly string[] } | null;
+  /** Git folders outside the writable ones shown read-only (`SandboxRequest.gitReadOnly`). */
+  gitReadOnly: readonly string[];
 }
 
 /** A command line to start in place of the command: the sandbox program and its arguments. */

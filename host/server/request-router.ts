@@ -81,6 +81,7 @@ function hostInfo({ host }: RequestContext): OpResult<'host.info'> {
       'devices',
       'approvals',
       'rules',
+      'worktrees',
       ...(runtime.vapidPublicKey === null ? [] : ['push']),
     ],
     models: runtime.model === null ? [] : [...runtime.model.available],
@@ -109,6 +110,9 @@ const HANDLERS: { [O in OpName]: Handler<O> } = {
   'run.continue': ({ host, deviceId }, args) => host.runtime.continueRun(args, deviceId),
   'toolcall.reconcile': ({ host, deviceId }, args) => host.runtime.reconcile(args, deviceId),
   'approval.respond': ({ host, deviceId }, args) => host.runtime.respondApproval(args, deviceId),
+  // Git merges, removes worktrees: these answers are promises.
+  'run.integrate': ({ host, deviceId }, args) => host.runtime.integrate(args, deviceId),
+  'run.review': ({ host }, args) => host.runtime.review(args.runId),
   subscribe: (ctx, args) => {
     const subscription = ctx.host.runtime.subscribe(args, ctx.deviceId);
     const sub = ctx.subscriptions.add(subscription, args.scope ?? {});

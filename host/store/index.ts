@@ -25,6 +25,7 @@ export {
 export type { HistoryRewind } from './history-rewinds.js';
 export type { HistoryState } from './store-history.js';
 export type { StoredAllowRule } from './allow-rules.js';
+export type { PendingIntegration, StoredWorktree } from './worktrees.js';
 export type { StoredDevice } from './devices.js';
 export type { StoredOffer } from './pairing-offers.js';
 export type {

@@ -328,6 +328,31 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 10,
+    name: 'session worktrees',
+    // A session whose runs work in a git worktree of their own (host/store/worktrees.ts,
+    // docs/worktrees.md): where it is, its branch and base, the head and tree the last
+    // run's end committed, and what the user answered. `pending_json` holds an answer being
+    // applied (git runs outside the transaction): a start finds it and finishes it.
+    sql: `
+      CREATE TABLE worktrees (
+        session_id TEXT PRIMARY KEY REFERENCES sessions (id),
+        repository TEXT NOT NULL,
+        common_dir TEXT NOT NULL,
+        path TEXT NOT NULL,
+        branch TEXT NOT NULL,
+        base TEXT NOT NULL,
+        git_dir TEXT,
+        state TEXT NOT NULL,
+        head TEXT,
+        tree TEXT,
+        created_at INTEGER NOT NULL,
+        ended_at INTEGER,
+        pending_json TEXT
+      );
+    `,
+  },
 ];
 
 /** The schema version this code writes. A database newer than this is refused. */

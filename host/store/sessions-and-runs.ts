@@ -8,6 +8,7 @@ import {
   type Run,
   type RunState,
   type Session,
+  type SessionWorktree,
 } from '../../protocol/index.js';
 import type { Redactor } from '../log/index.js';
 import { JsonRecord, readJsonColumn } from './json-column.js';
@@ -21,7 +22,18 @@ interface SessionRow {
   workspace: string;
   created_at: number;
   active_run_id: string | null;
+  /** From the session's worktree row, when it has one (SESSION_COLUMNS). */
+  wt_branch: string | null;
+  wt_base: string | null;
+  wt_state: SessionWorktree['state'] | null;
+  wt_head: string | null;
+  wt_tree: string | null;
 }
+
+/** A session with its worktree's columns, when it has one. */
+const SESSION_SELECT = `SELECT sessions.*, w.branch AS wt_branch, w.base AS wt_base,
+  w.state AS wt_state, w.head AS wt_head, w.tree AS wt_tree
+  FROM sessions LEFT JOIN worktrees w ON w.session_id = sessions.id`;
 
 interface RunRow {
   id: string;
@@ -79,6 +91,17 @@ function toSession(row: SessionRow): Session {
     workspace: row.workspace,
     createdAt: row.created_at,
     activeRunId: row.active_run_id,
+    ...(row.wt_branch === null || row.wt_base === null || row.wt_state === null
+      ? {}
+      : {
+          worktree: {
+            branch: row.wt_branch,
+            base: row.wt_base,
+            state: row.wt_state,
+            head: row.wt_head,
+            treeDigest: row.wt_tree,
+          },
+        }),
   };
 }
 
@@ -147,7 +170,7 @@ export class SessionsAndRuns {
   }
 
   getSession(id: string): Session | undefined {
-    const row = this.prepare('SELECT * FROM sessions WHERE id = ?').get(id) as
+    const row = this.prepare(`${SESSION_SELECT} WHERE sessions.id = ?`).get(id) as
       SessionRow | undefined;
     return row && toSession(row);
   }
@@ -160,11 +183,12 @@ export class SessionsAndRuns {
     const rows = (
       before
         ? this.prepare(
-            'SELECT * FROM sessions WHERE (created_at, id) < (?, ?) ORDER BY created_at DESC, id DESC LIMIT ?',
+            `${SESSION_SELECT} WHERE (sessions.created_at, sessions.id) < (?, ?)
+               ORDER BY sessions.created_at DESC, sessions.id DESC LIMIT ?`,
           ).all(before.createdAt, before.id, limit)
-        : this.prepare('SELECT * FROM sessions ORDER BY created_at DESC, id DESC LIMIT ?').all(
-            limit,
-          )
+        : this.prepare(
+            `${SESSION_SELECT} ORDER BY sessions.created_at DESC, sessions.id DESC LIMIT ?`,
+          ).all(limit)
     ) as SessionRow[];
     return rows.map(toSession);
   }

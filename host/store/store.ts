@@ -15,6 +15,7 @@ import { EventLog } from './event-log.js';
 import type { HistoryRewind } from './history-rewinds.js';
 import { writeDurableFile } from './output-files.js';
 import { McpGroups } from './mcp-groups.js';
+import { Worktrees } from './worktrees.js';
 import { OrphanGroups } from './orphan-groups.js';
 import { PageLimitControl } from './page-limit.js';
 import { PairingOffers } from './pairing-offers.js';
@@ -90,6 +91,7 @@ export class Store {
   readonly offers: PairingOffers;
   readonly orphanGroups: OrphanGroups;
   readonly mcpGroups: McpGroups;
+  readonly worktrees: Worktrees;
   readonly push: PushRecords;
   readonly usage: UsageTotals;
   readonly allowRules: AllowRules;
@@ -128,6 +130,7 @@ export class Store {
     this.offers = new PairingOffers(db);
     this.orphanGroups = new OrphanGroups(db);
     this.mcpGroups = new McpGroups(db);
+    this.worktrees = new Worktrees(db);
     this.push = new PushRecords(db);
     this.usage = new UsageTotals(db);
     this.allowRules = new AllowRules(db);

@@ -31,7 +31,7 @@ type RequestCheck = { ok: true; request: SandboxRequest } | { ok: false; reason:
  */
 export async function sandboxRequest(
   input: { network?: boolean | undefined; write?: readonly string[] | undefined } | undefined,
-  ctx: Pick<ToolContext, 'workspace' | 'outsideAccess'>,
+  ctx: Pick<ToolContext, 'workspace' | 'outsideAccess' | 'gitReadOnly'>,
 ): Promise<RequestCheck> {
   const named = [...(input?.write ?? [])];
   if (ctx.outsideAccess?.kind === 'write') named.push(ctx.outsideAccess.path);
@@ -46,5 +46,13 @@ export async function sandboxRequest(
       };
     }
   }
-  return { ok: true, request: { network: input?.network === true, write } };
+  const gitReadOnly = ctx.gitReadOnly ?? [];
+  return {
+    ok: true,
+    request: {
+      network: input?.network === true,
+      write,
+      ...(gitReadOnly.length === 0 ? {} : { gitReadOnly }),
+    },
+  };
 }

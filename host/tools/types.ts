@@ -29,6 +29,12 @@ export interface ToolContext {
    * whose input carries no `expectedSha256` must still find exactly that file.
    */
   approvedBaseSha256?: string | null;
+  /**
+   * Folders outside the workspace a command may read, shown read-only in its sandbox, as
+   * the host names them (never the model): a worktree's repository git folder, so that
+   * git inside reads its history (and changes none of it).
+   */
+  gitReadOnly?: readonly string[];
 }
 
 /**

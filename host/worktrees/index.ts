@@ -1,18 +1,16 @@
+/**
+ * host/worktrees/: a run's own git worktree (docs/worktrees.md), made, committed,
+ * compared, merged and removed by the host's own hardened git commands.
+ */
 export {
+  branchTree,
+  changedFiles,
   checkWorktreeSource,
   commitWorktree,
   createWorktree,
-  branchTree,
-  changedFiles,
-  fileDiff,
+  freeBranch,
   removeWorktree,
+  worktreeDiffs,
 } from './worktree-git.js';
-export type { SourceCheck } from './worktree-git.js';
-export { mergeIntoCheckout } from './merge-into-checkout.js';
-export type {
-  MergeOutcome,
-  Worktree,
-  WorktreeCommit,
-  WorktreeFile,
-  WorktreeSource,
-} from './types.js';
+export { currentBranch, mergeIntoCheckout } from './merge-into-checkout.js';
+export type { WorktreeSource } from './types.js';

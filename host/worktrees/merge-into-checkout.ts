@@ -16,14 +16,13 @@ export async function mergeIntoCheckout(
   message: string,
 ): Promise<MergeOutcome> {
   const place = { folder: repository };
-  const branch = await runGit(place, ['symbolic-ref', '--quiet', '--short', 'HEAD']);
-  if (branch.code !== 0) {
+  const into = await currentBranch(repository);
+  if (into === null) {
     return {
       kind: 'refused',
       reason: `the checkout in ${repository} is not on a branch (a detached HEAD): check out the branch to merge into, then merge again`,
     };
   }
-  const into = branch.stdout.trim();
   const mergeHead = await git(place, [
     'rev-parse',
     '--path-format=absolute',
@@ -75,6 +74,17 @@ export async function mergeIntoCheckout(
   }
   const commit = await git(place, ['rev-parse', 'HEAD']);
   return { kind: 'merged', how: fastForward ? 'fast_forward' : 'merge_commit', into, commit };
+}
+
+/** The branch checked out in `repository`, or null when its HEAD is detached. */
+export async function currentBranch(repository: string): Promise<string | null> {
+  const branch = await runGit({ folder: repository }, [
+    'symbolic-ref',
+    '--quiet',
+    '--short',
+    'HEAD',
+  ]);
+  return branch.code === 0 ? branch.stdout.trim() : null;
 }
 
 async function isAncestor(repository: string, ancestor: string, of: string): Promise<boolean> {

@@ -32,7 +32,7 @@ export interface WorktreeCommit {
 }
 
 /** One file a worktree's branch changed since its base. */
-export interface WorktreeFile {
+export type WorktreeFile = {
   path: string;
   status: 'added' | 'modified' | 'deleted' | 'renamed' | 'copied';
   /** The old name of a renamed or copied file. */
@@ -40,7 +40,7 @@ export interface WorktreeFile {
   additions: number;
   deletions: number;
   binary: boolean;
-}
+};
 
 /** What a merge into the user's checkout did, or why it changed nothing. */
 export type MergeOutcome =

@@ -65,6 +65,20 @@ export function checkWorktreeSource(workspace: string, base: string | undefined)
   };
 }
 
+/** `wanted`, or `wanted-2`, `-3`… when a branch of that name exists in `repository`. */
+export function freeBranch(repository: string, wanted: string): string {
+  for (let n = 1; ; n++) {
+    const name = n === 1 ? wanted : `${wanted}-${n}`;
+    const found = gitSync({ folder: repository }, [
+      'rev-parse',
+      '--verify',
+      '--quiet',
+      `refs/heads/${name}`,
+    ]);
+    if (found.code !== 0) return name;
+  }
+}
+
 /**
  * Makes the worktree at `worktree.path` on its new branch from its base, or finds the one
  * made before (a host that stopped after git made it): idempotent. Returns its own git
@@ -264,14 +278,16 @@ function parseNumstat(text: string): { additions: number; deletions: number; bin
   return counts;
 }
 
-/** One file's diff between two commits, as git prints it (no external diff, no textconv). */
-export function fileDiff(
+/**
+ * Each changed file's diff between two commits, in the order `changedFiles` lists them
+ * (the same comparison), as git prints it: no external diff, no text conversion.
+ */
+export async function worktreeDiffs(
   repository: string,
   base: string,
   head: string,
-  file: string,
-): Promise<string> {
-  return git({ folder: repository }, [
+): Promise<string[]> {
+  const text = await git({ folder: repository }, [
     'diff',
     '--no-ext-diff',
     '--no-textconv',
@@ -279,9 +295,8 @@ export function fileDiff(
     '-M',
     base,
     head,
-    '--',
-    file,
   ]);
+  return text === '' ? [] : text.split(/^(?=diff --git )/m);
 }
 
 /** Removes the worktree's folder and git's record of it; the branch too with `deleteBranch`. */

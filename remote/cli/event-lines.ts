@@ -3,7 +3,7 @@
  * calls with their state, approvals, retries. Assistant text is the follower's business.
  */
 import { z } from 'zod';
-import type { Approval, Event } from '../../protocol/index.js';
+import { RunIntegrated, RunResult, type Approval, type Event } from '../../protocol/index.js';
 import {
   allowedByText,
   approvalView,
@@ -185,6 +185,29 @@ export function eventLines(
       return [
         `device ${visibleText(event.payload.previousName)} renamed ${visibleText(event.payload.name)}`,
       ];
+    case 'run.result': {
+      const parsed = RunResult.safeParse(event.payload);
+      if (!parsed.success) return ['run result recorded'];
+      const { branch, stat, committed } = parsed.data;
+      const change = `${stat.files} file${stat.files === 1 ? '' : 's'}, +${stat.additions} -${stat.deletions}`;
+      return [
+        committed
+          ? `ready to review on ${branch}: ${change} (tether remote review ${event.runId ?? ''})`
+          : `nothing new on ${branch} (${change} since its base)`,
+      ];
+    }
+    case 'run.integrated': {
+      const parsed = RunIntegrated.safeParse(event.payload);
+      if (!parsed.success) return ['review answered'];
+      const { action, into, how } = parsed.data;
+      if (action === 'merge') {
+        const way = how === undefined ? '' : ` (${how.replace(/_/g, ' ')})`;
+        return [`merged into ${into ?? 'the checkout'}${way}`];
+      }
+      return [
+        action === 'keep' ? 'branch kept, worktree removed' : 'worktree and branch discarded',
+      ];
+    }
     case 'host.started':
       return ['host started'];
     case 'host.stopping':

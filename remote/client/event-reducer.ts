@@ -157,8 +157,10 @@ export function applyEvent(draft: StateDraft, event: Event): void {
     case 'policy.rule_added':
     case 'policy.rule_removed':
     case 'session.compacted':
-      // No record here holds rules (the Rules screen asks policy.rules) or summaries (they
-      // are in the run's timeline).
+    case 'run.result':
+    case 'run.integrated':
+      // No record here holds rules (the Rules screen asks policy.rules), summaries or a
+      // worktree's result (they are in the run's timeline; a review asks run.review).
       return;
   }
 }

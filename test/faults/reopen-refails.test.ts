@@ -13,6 +13,7 @@ import { DEFAULT_LIMITS } from '../../host/runtime/testing.js';
 import { LiveHub } from '../../host/runtime/live-hub.js';
 import { PersistenceHealth } from '../../host/runtime/persistence-health.js';
 import { RunScheduler } from '../../host/runtime/run-scheduler.js';
+import { WorktreeRuns } from '../../host/runtime/worktree-runs.js';
 import { isPersistenceFailed, Store } from '../../host/store/index.js';
 import { tempDir } from '../support/temp-dir.js';
 import { until } from '../support/wait.js';
@@ -48,6 +49,7 @@ describe('the persistence probe after reopening', () => {
         tools: new Map(),
         policy: () => Promise.resolve({ decision: 'deny', reason: 'nothing runs here' }),
         limits: DEFAULT_LIMITS,
+        worktrees: new WorktreeRuns(store, () => undefined),
       },
       (error) => errors.push(error),
     );
@@ -116,6 +118,7 @@ describe('the persistence probe after reopening', () => {
         tools: new Map(),
         policy: () => Promise.resolve({ decision: 'deny', reason: 'nothing runs here' }),
         limits: DEFAULT_LIMITS,
+        worktrees: new WorktreeRuns(store, () => undefined),
       },
       (error) => errors.push(error),
     );

@@ -5,6 +5,9 @@ import type { EventType } from '../../protocol/testing.js';
 const digest = 'sha256:' + 'a'.repeat(64);
 const commandId = 'cmd_0123456789abcdef';
 const deviceId = 'u8P30MGO1ZkcbU5Wq4RG3g';
+const gitBase = 'b'.repeat(40);
+const gitHead = 'c'.repeat(40);
+const gitTree = 'd'.repeat(40);
 const run = {
   id: 'run_1',
   sessionId: 'ses_1',
@@ -106,6 +109,35 @@ export const opSamples: Record<OpName, { args: object; result: object }> = {
   'run.submit': {
     args: { commandId, workspace: '/w', input: { text: 'List the files' }, model: 'deepseek-chat' },
     result: { runId: 'run_1', sessionId: 'ses_1', state: 'queued', deduplicated: false },
+  },
+  'run.integrate': {
+    args: { commandId, runId: 'run_1', action: 'merge', treeDigest: gitTree },
+    result: { state: 'merged', into: 'main', commit: gitHead, how: 'fast_forward' },
+  },
+  'run.review': {
+    args: { runId: 'run_1' },
+    result: {
+      sessionId: 'ses_1',
+      branch: 'tether/1a2b3c4d',
+      base: gitBase,
+      state: 'active',
+      head: gitHead,
+      treeDigest: gitTree,
+      into: 'main',
+      busy: false,
+      files: [
+        {
+          path: 'src/a.ts',
+          status: 'modified',
+          additions: 1,
+          deletions: 1,
+          binary: false,
+          diff: '@@ -1 +1 @@\n-a\n+b\n',
+        },
+      ],
+      stat: { files: 1, additions: 1, deletions: 1 },
+      at: 1,
+    },
   },
   'run.cancel': { args: { commandId, runId: 'run_1' }, result: { state: 'cancelling' } },
   'run.continue': {
@@ -264,7 +296,11 @@ export const opSamples: Record<OpName, { args: object; result: object }> = {
 };
 
 export const eventSamples: Record<EventType, object> = {
-  'session.created': { title: 'List', workspace: '/w' },
+  'session.created': {
+    title: 'List',
+    workspace: '/w',
+    worktree: { branch: 'tether/1a2b3c4d', base: gitBase },
+  },
   'run.queued': {
     input: { text: 'go' },
     model: 'deepseek-chat',
@@ -314,6 +350,23 @@ export const eventSamples: Record<EventType, object> = {
   'run.cancel_requested': { by: deviceId },
   'run.finished': { state: 'failed', reason: 'model', error: { code: 'server', message: '500' } },
   'session.idle': {},
+  'run.result': {
+    branch: 'tether/1a2b3c4d',
+    base: gitBase,
+    head: gitHead,
+    treeDigest: gitTree,
+    committed: true,
+    files: [{ path: 'src/a.ts', status: 'modified', additions: 1, deletions: 1, binary: false }],
+    stat: { files: 1, additions: 1, deletions: 1 },
+  },
+  'run.integrated': {
+    action: 'merge',
+    treeDigest: gitTree,
+    by: deviceId,
+    into: 'main',
+    commit: gitHead,
+    how: 'fast_forward',
+  },
   'session.compacted': {
     summaryId: 'sum_1',
     coversSeq: [3, 41],

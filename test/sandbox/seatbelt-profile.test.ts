@@ -141,6 +141,7 @@ function lastAllow(compiled: Compiled): number {
 }
 
 const plan: SandboxPlan = {
+  gitReadOnly: [],
   workspace: '/Users/me/ws',
   writable: ['/Users/me/ws', '/Users/me/approved'],
   tempDir: '/private/var/folders/ab/T/tether-call-1',
@@ -426,6 +427,7 @@ function macPlan(root: string, network: boolean): SandboxPlan {
   writeFileSync(join(workspace, 'keys', 'k'), 'key\n');
   writeFileSync(join(workspace, '.git', 'config'), '[remote "o"]\n\turl = https://t@x\n');
   return {
+    gitReadOnly: [],
     workspace,
     writable: [workspace],
     tempDir: join(root, 'tmp'),

@@ -14,8 +14,8 @@ import {
   createWorktree,
   mergeIntoCheckout,
   removeWorktree,
-  type Worktree,
 } from '../../host/worktrees/index.js';
+import type { Worktree } from '../../host/worktrees/types.js';
 import { tempDir, type TempDir } from '../support/temp-dir.js';
 
 const AUTHOR = { name: 'Tether run run_test', email: 'tether@localhost' };

@@ -57,5 +57,7 @@ function describe(command: PendingCommand): string {
       return 'Add a rule and approve a tool call';
     case 'policy.rule_remove':
       return 'Remove a rule';
+    case 'run.integrate':
+      return 'Answer a review';
   }
 }

@@ -1,0 +1,102 @@
+/**
+ * A run in its own git worktree (docs/protocol.md §6.2 `run.integrate`, `run.review`;
+ * docs/worktrees.md): the session's branch, what a run's end committed on it, and the
+ * review the phone answers with one of merge, keep or discard.
+ */
+import { z } from 'zod/mini';
+import { Millis } from './primitives.js';
+
+/** A git object id: 40 hex digits (SHA-1 repositories) or 64 (SHA-256). */
+export const GitObjectId = z
+  .string()
+  .check(z.regex(/^(?:[0-9a-f]{40}|[0-9a-f]{64})$/, 'expected a git object id (40 or 64 hex)'));
+
+const Count = z.int().check(z.nonnegative());
+
+/**
+ * Where a session's runs work: the workspace itself, or a worktree of it on a branch of
+ * its own (`run.submit`'s `isolation`; a workspace's default in `host.info`).
+ */
+export const Isolation = z.enum(['none', 'worktree']);
+export type Isolation = z.infer<typeof Isolation>;
+
+/**
+ * What became of a session's worktree: `active` while runs may work in it; `merged`,
+ * `kept` (the branch stays, the folder is gone) or `discarded` once answered.
+ */
+const WorktreeState = z.enum(['active', 'merged', 'kept', 'discarded']);
+
+/** One file the branch changed since its base. */
+const WorktreeFile = z.looseObject({
+  path: z.string(),
+  status: z.enum(['added', 'modified', 'deleted', 'renamed', 'copied']),
+  from: z.optional(z.string()),
+  additions: Count,
+  deletions: Count,
+  binary: z.boolean(),
+});
+
+const WorktreeStat = z.looseObject({ files: Count, additions: Count, deletions: Count });
+
+/**
+ * `run.result`: what the host committed when a run in a worktree ended. `treeDigest` is
+ * the head's git tree id, the exact files a merge brings; `files` lists at most 1,000
+ * (`stat` counts them all).
+ */
+export const RunResult = z.looseObject({
+  branch: z.string(),
+  base: GitObjectId,
+  head: GitObjectId,
+  treeDigest: GitObjectId,
+  committed: z.boolean(),
+  files: z.array(WorktreeFile),
+  stat: WorktreeStat,
+});
+export type RunResult = z.infer<typeof RunResult>;
+
+/** The session's worktree as `sessions` and snapshots show it. */
+export const SessionWorktree = z.looseObject({
+  branch: z.string(),
+  base: GitObjectId,
+  state: WorktreeState,
+  head: z.nullable(GitObjectId),
+  treeDigest: z.nullable(GitObjectId),
+});
+export type SessionWorktree = z.infer<typeof SessionWorktree>;
+
+/** The answer to a review: merge into the checkout's branch, keep the branch, or discard. */
+export const IntegrateAction = z.enum(['merge', 'keep', 'discard']);
+export type IntegrateAction = z.infer<typeof IntegrateAction>;
+
+/** `run.integrated`: the answer applied, by whom, and what a merge made. */
+export const RunIntegrated = z.looseObject({
+  action: IntegrateAction,
+  treeDigest: GitObjectId,
+  by: z.string(),
+  into: z.optional(z.string()),
+  commit: z.optional(GitObjectId),
+  how: z.optional(z.enum(['fast_forward', 'merge_commit', 'already_merged'])),
+});
+
+/**
+ * `run.review`: the session's branch against its base, with each file's diff inline
+ * while the answer stays small (`diff` absent past the bound: `diffCut`), and the branch
+ * of the user's checkout a merge would go into (null when it is not on a branch).
+ */
+export const RunReview = z.looseObject({
+  sessionId: z.string(),
+  branch: z.string(),
+  base: GitObjectId,
+  state: WorktreeState,
+  head: z.nullable(GitObjectId),
+  treeDigest: z.nullable(GitObjectId),
+  into: z.nullable(z.string()),
+  /** Whether a run of the session is still working: no answer is taken until it ends. */
+  busy: z.boolean(),
+  files: z.array(
+    z.extend(WorktreeFile, { diff: z.optional(z.string()), diffCut: z.optional(z.boolean()) }),
+  ),
+  stat: WorktreeStat,
+  at: Millis,
+});
+export type RunReview = z.infer<typeof RunReview>;
