@@ -18,8 +18,7 @@ const EVENT_PAYLOADS = {
   'session.created': z.looseObject({
     title: z.string(),
     workspace: z.string(),
-    /** `{branch, base}` of the session's own worktree (protocol/worktree.ts). */
-    worktree: z.optional(z.looseObject({})),
+    // `worktree: {branch, base}` when the session works in its own (protocol/worktree.ts).
   }),
   'run.queued': z.looseObject({
     input: z.looseObject({ text: z.string() }),

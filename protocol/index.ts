@@ -90,6 +90,7 @@ export {
 export { TokenUsage } from './usage.js';
 export {
   IntegrateAction,
+  IntegrateResult,
   RunIntegrated,
   RunResult,
   RunReview,

@@ -21,7 +21,7 @@ import {
 import { CommandId, DeviceName, Digest, Millis, OpaqueId, PeerId, Seq } from './primitives.js';
 import { PushSubscription, SubscribablePushKind } from './push.js';
 import { RunChanges } from './run-changes.js';
-import { GitObjectId, IntegrateAction, Isolation, RunReview } from './worktree.js';
+import { GitObjectId, IntegrateAction, Isolation } from './worktree.js';
 import { TokenUsage } from './usage.js';
 import { RunState } from './states.js';
 
@@ -157,17 +157,14 @@ export const OPS = {
       action: IntegrateAction,
       treeDigest: GitObjectId,
     }),
-    result: z.looseObject({
-      state: z.enum(['merged', 'kept', 'discarded']),
-      into: z.optional(z.string()),
-      commit: z.optional(GitObjectId),
-      how: z.optional(z.enum(['fast_forward', 'merge_commit', 'already_merged'])),
-    }),
+    /** `IntegrateResult` of protocol/worktree.ts: parsed where it is shown (first load). */
+    result: z.looseObject({}),
   },
   'run.review': {
     command: false,
     args: z.strictObject({ runId: OpaqueId }),
-    result: RunReview,
+    /** `RunReview` of protocol/worktree.ts: parsed where it is shown (first load). */
+    result: z.looseObject({}),
   },
   'run.cancel': {
     command: true,

@@ -22,11 +22,8 @@ export const Session = z.looseObject({
   workspace: z.string(),
   createdAt: Millis,
   activeRunId: z.nullable(OpaqueId),
-  /**
-   * The session's own worktree, when its runs work in one: `SessionWorktree` of
-   * protocol/worktree.ts, parsed where it is shown (the app's first load stays small).
-   */
-  worktree: z.optional(z.looseObject({})),
+  // `worktree`, when the session's runs work in their own: `SessionWorktree` of
+  // protocol/worktree.ts, parsed where it is shown (named here it would cost the first load).
 });
 export type Session = z.infer<typeof Session>;
 
@@ -251,8 +248,7 @@ export type AllowRule = z.infer<typeof AllowRule>;
 export const Workspace = z.looseObject({
   name: z.string(),
   path: z.string(),
-  /** Where a new task runs by default: `worktree` when the config says so. */
-  isolation: z.optional(z.string()),
+  // `isolation: "worktree"` when the config makes that a new task's default.
 });
 export type Workspace = z.infer<typeof Workspace>;
 

@@ -9,7 +9,7 @@ import { Millis } from './primitives.js';
 /** A git object id: 40 hex digits (SHA-1 repositories) or 64 (SHA-256). */
 export const GitObjectId = z
   .string()
-  .check(z.regex(/^(?:[0-9a-f]{40}|[0-9a-f]{64})$/, 'expected a git object id (40 or 64 hex)'));
+  .check(z.regex(/^(?:[0-9a-f]{40}|[0-9a-f]{64})$/, 'expected 40 or 64 hex digits'));
 
 const Count = z.int().check(z.nonnegative());
 
@@ -67,6 +67,15 @@ export type SessionWorktree = z.infer<typeof SessionWorktree>;
 /** The answer to a review: merge into the checkout's branch, keep the branch, or discard. */
 export const IntegrateAction = z.enum(['merge', 'keep', 'discard']);
 export type IntegrateAction = z.infer<typeof IntegrateAction>;
+
+/** `run.integrate`'s answer: the state it left, and what a merge made. */
+export const IntegrateResult = z.looseObject({
+  state: z.enum(['merged', 'kept', 'discarded']),
+  into: z.optional(z.string()),
+  commit: z.optional(GitObjectId),
+  how: z.optional(z.enum(['fast_forward', 'merge_commit', 'already_merged'])),
+});
+export type IntegrateResult = z.infer<typeof IntegrateResult>;
 
 /** `run.integrated`: the answer applied, by whom, and what a merge made. */
 export const RunIntegrated = z.looseObject({

@@ -3,7 +3,14 @@
  * the executors and the live stream; every fact goes through the store.
  */
 import { uptime } from 'node:os';
-import type { McpServerInfo, OpArgs, OpResult, RunGetResult } from '../../protocol/index.js';
+import type {
+  IntegrateResult,
+  McpServerInfo,
+  OpArgs,
+  OpResult,
+  RunGetResult,
+  RunReview,
+} from '../../protocol/index.js';
 import type { PairedDevice, PairOffer } from '../../pairing/index.js';
 import { faultPoint } from '../faults/index.js';
 import {
@@ -267,12 +274,12 @@ export class Runtime {
   }
 
   /** The answer to a worktree run's review: merge, keep or discard (docs/worktrees.md). */
-  integrate(args: OpArgs<'run.integrate'>, by: Actor): Promise<OpResult<'run.integrate'>> {
+  integrate(args: OpArgs<'run.integrate'>, by: Actor): Promise<IntegrateResult> {
     return this.worktrees.integrate(args, by);
   }
 
   /** A worktree run's branch against its base, with its diffs. */
-  review(runId: string): Promise<OpResult<'run.review'>> {
+  review(runId: string): Promise<RunReview> {
     return this.worktrees.review(runId);
   }
 

@@ -10,7 +10,7 @@ import {
   TetherError,
   isTerminalRunState,
   type OpArgs,
-  type OpResult,
+  type IntegrateResult,
   type RunResult,
   type RunReview,
 } from '../../protocol/index.js';
@@ -35,8 +35,6 @@ import type { Actor } from './types.js';
 
 /** A session's worktree, made: its own git folder known. */
 export type OpenWorktree = StoredWorktree & { gitDir: string };
-
-type IntegrateResult = OpResult<'run.integrate'>;
 
 /** Most bytes of one file's diff `run.review` carries inline. */
 const REVIEW_FILE_DIFF_BYTES = 64 * 1024;
@@ -119,7 +117,7 @@ export class WorktreeRuns {
     const { store } = this;
     const command = { commandId: args.commandId, op: 'run.integrate', args, deviceId: by };
     if (store.commands.find(args.commandId) !== undefined) {
-      return store.applyCommand<IntegrateResult>(command, () => {
+      return store.applyCommand<IntegrateResult>(command, (): IntegrateResult => {
         throw new Error('unreachable: the command is recorded');
       }).result;
     }

@@ -58,6 +58,6 @@ function describe(command: PendingCommand): string {
     case 'policy.rule_remove':
       return 'Remove a rule';
     case 'run.integrate':
-      return 'Answer a review';
+      return 'Review';
   }
 }

@@ -6,13 +6,18 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { pendingApprovals } from '#client';
 import { ModelNotice } from '../components/model-notice.js';
-import { OutboxList } from '../components/outbox-list.js';
 import { RunStateBadge } from '../components/run-state-badge.js';
 import { HostMatches, RunSearchBox } from '../components/run-search.js';
 import { routeHash } from '../logic/route.js';
 import { ago, listedRuns, mayHaveOlderRuns } from '../logic/run-view.js';
 import { useAppView, useModel, useNow } from '../state/app-context.js';
 import type { HostView } from '../state/app-view.js';
+import { lazyScreen } from './lazy-screen.js';
+
+/** Commands waiting to send: a chunk of its own, fetched only when a host has some. */
+const OutboxList = lazyScreen(() =>
+  import('../components/outbox-list.js').then((m) => m.OutboxList),
+);
 
 /**
  * `pane`: the list is the left pane beside the open screen (a wide window), not the page's
@@ -59,7 +64,7 @@ function HostRuns({
         {host.hostName}
       </h2>
       <ModelNotice host={host} />
-      <OutboxList host={host} online={online} />
+      {host.pending.length > 0 && <OutboxList host={host} online={online} />}
       {runs.length === 0 && host.pending.length === 0 && (
         <p class="empty">
           No runs yet. <a href="#/submit">Start a task</a>.
