@@ -51,6 +51,7 @@ describe('ops', () => {
       'push.unsubscribe',
       'run.cancel',
       'run.continue',
+      'run.integrate',
       'run.submit',
       'toolcall.reconcile',
     ]);
