@@ -13,6 +13,7 @@ import { ConnectionFailures } from './connection-failures.js';
 import { HOSTS_USAGE, hostsCommand } from './hosts-command.js';
 import { PAIR_USAGE, pairCommand } from './pair-command.js';
 import type { RemoteContext } from './remote-context.js';
+import { REVIEW_USAGE, reviewCommand } from './review-command.js';
 import { RUNS_USAGE, runsCommand } from './runs-command.js';
 import { SUBMIT_USAGE, submitCommand } from './submit-command.js';
 import { WATCH_USAGE, watchCommand } from './watch-command.js';
@@ -25,8 +26,12 @@ Commands:
   hosts                         list the paired hosts
   runs [--query TEXT] [--json]  list the host's recent runs, or those matching TEXT
   changes <runId> [--json]      what a run changed: files with diffs, commands, usage
-  submit "<task>" [--workspace DIR] [--model M] [--wait]
-                                start a run; --wait follows it to its end
+  submit "<task>" [--workspace DIR] [--model M] [--wait] [--worktree [--base REF]]
+                                start a run; --wait follows it to its end;
+                                --worktree works on a branch of its own
+  review <runId> [--merge|--keep|--discard] [--yes]
+                                show a --worktree run's branch with its diff, then
+                                merge it, keep it or discard it once you answer y
   watch [runId]                 show runs live (one run until it ends, or all until Ctrl-C)
   approve <approvalId> [--yes]  show an approval and approve it once you answer y
   deny <approvalId> [--note T]  show an approval and deny it
@@ -48,6 +53,7 @@ const COMMANDS: Readonly<Record<string, { run: Command; usage: string }>> = {
   runs: { run: runsCommand, usage: RUNS_USAGE },
   changes: { run: changesCommand, usage: CHANGES_USAGE },
   submit: { run: submitCommand, usage: SUBMIT_USAGE },
+  review: { run: reviewCommand, usage: REVIEW_USAGE },
   watch: { run: watchCommand, usage: WATCH_USAGE },
   approve: { run: approvalCommand('approve'), usage: approvalUsage('approve') },
   deny: { run: approvalCommand('deny'), usage: approvalUsage('deny') },

@@ -5,7 +5,7 @@
  */
 import { TetherError } from '../../protocol/index.js';
 import type { HostConnection } from '../client/index.js';
-import { parseCommandArgs } from '../../common/cli/index.js';
+import { parseCommandArgs, UsageError } from '../../common/cli/index.js';
 import { withHost } from './host-session.js';
 import { HOST_FLAG, type RemoteContext, STATE_FLAG } from './remote-context.js';
 import { followRuns } from './run-follower.js';
@@ -13,7 +13,7 @@ import { sendCommand } from './send-command.js';
 
 /** The usage text of `submit`, for `--help` and command-line errors. */
 export const SUBMIT_USAGE = `Usage: tether remote submit "<task>" [--workspace DIR] [--model M] [--wait]
-                            [--host HOSTID] [--state FILE]
+                            [--worktree [--base REF]] [--host HOSTID] [--state FILE]
 
 Starts a run of <task> in a new session on the host.
 
@@ -21,6 +21,11 @@ Options:
   --workspace DIR   one of the host's workspaces, by path or name (default: its first)
   --model M         one of the host's models (default: its configured one)
   --wait            follow the run to its end; exit 0 only if it succeeded
+  --worktree        work on a branch of its own (tether/<runId>) in a git worktree of the
+                    workspace's repository, never in your checkout; the host commits what
+                    it did when it ends; answer with tether remote review <runId>: merge,
+                    keep the branch, or discard
+  --base REF        with --worktree: the branch, tag or commit it starts from (default HEAD)
 `;
 
 const FLAGS = {
@@ -29,6 +34,8 @@ const FLAGS = {
   workspace: { type: 'string' },
   model: { type: 'string' },
   wait: { type: 'boolean' },
+  worktree: { type: 'boolean' },
+  base: { type: 'string' },
 } as const;
 
 /**
@@ -65,6 +72,9 @@ export async function submitCommand(argv: readonly string[], ctx: RemoteContext)
     ctx.out(SUBMIT_USAGE);
     return 0;
   }
+  if (values.base !== undefined && values.worktree !== true) {
+    throw new UsageError('--base is for a run in its own worktree: add --worktree');
+  }
   return withHost(ctx, values, async (connection, host) => {
     let submitted: { runId: string; sessionId: string; state: string };
     try {
@@ -72,13 +82,19 @@ export async function submitCommand(argv: readonly string[], ctx: RemoteContext)
         input: { text: positionals[0]! },
         ...(values.workspace === undefined ? {} : { workspace: values.workspace }),
         ...(values.model === undefined ? {} : { model: values.model }),
+        ...(values.worktree === true ? { isolation: 'worktree' as const } : {}),
+        ...(values.base === undefined ? {} : { base: values.base }),
       });
     } catch (error) {
       throw await withValidValues(connection, ctx, values, error);
     }
     const { runId, sessionId, state } = submitted;
     ctx.out(`run ${runId} ${state} (session ${sessionId})\n`);
-    if (values.wait !== true) return 0;
+    if (values.wait !== true) {
+      if (values.worktree === true)
+        ctx.out(`review it once it ends: tether remote review ${runId}\n`);
+      return 0;
+    }
     const end = await followRuns(connection, host, ctx, { runId, text: true });
     if (end === 'interrupted') {
       ctx.err(`stopped waiting; the run goes on: tether remote watch ${runId}\n`);
@@ -90,6 +106,7 @@ export async function submitCommand(argv: readonly string[], ctx: RemoteContext)
         ? ''
         : ` (${run.error.code}: ${run.error.message})`;
     ctx.out(`run ${runId} ${run?.state ?? 'unknown'}${error}\n`);
+    if (values.worktree === true) ctx.out(`review its branch: tether remote review ${runId}\n`);
     return run?.state === 'succeeded' ? 0 : 1;
   });
 }
