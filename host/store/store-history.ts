@@ -88,10 +88,14 @@ export class StoreHistory {
     this.shown = this.rewinds.unacknowledged();
     // Unrecorded (commits fail), it is still shown, and the mark keeps it for the next start.
     if (this.foundAtOpen !== null && this.foundAtOpen.id < 0) this.shown.push(this.foundAtOpen);
-    try {
-      this.mark.writeNow();
-    } catch (error) {
-      options.reportError(error);
+    // A mark that already says this database's head stays as it is: a start that fails
+    // later (a port in use) writes nothing in the data directory.
+    if (mark?.seq !== this.mark.seq) {
+      try {
+        this.mark.writeNow();
+      } catch (error) {
+        options.reportError(error);
+      }
     }
   }
 

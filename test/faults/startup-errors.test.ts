@@ -12,7 +12,9 @@ import { chmodSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSyn
 import { join, relative } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { tempDir, type TempDir } from '../support/temp-dir.js';
+import { until } from '../support/wait.js';
 
 const bin = new URL('../../bin/tether.js', import.meta.url).pathname;
 
@@ -253,6 +255,14 @@ describe('tether start refuses bad input and changes nothing', () => {
     await prepareDataDir();
     const first = await runningHost();
     const types = eventTypes();
+    // The running host writes its history mark up to a second after its last commit
+    // (host/store/history-mark.ts): the snapshot is taken once it says the last event.
+    await until("the first host's history mark", () => {
+      const mark = z
+        .object({ seq: z.number() })
+        .safeParse(JSON.parse(readFileSync(join(data, 'history-mark.json'), 'utf8')));
+      return mark.success && mark.data.seq >= types.length ? true : undefined;
+    });
     const before = snapshot(data);
     // Another port, so only the data directory is shared: recovery there would mark the
     // first host's runs interrupted and kill its commands.
