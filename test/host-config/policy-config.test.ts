@@ -47,6 +47,7 @@ function issuesOf(run: () => unknown): string[] {
 const DEFAULTS = {
   commands: { allow: [], deny: [] },
   outsideWorkspace: 'ask',
+  worktree: 'allow',
   protectedPaths: [],
   allowSecretPaths: [],
   tools: {},
@@ -82,6 +83,7 @@ describe('the policy section of the config file', () => {
         deny: [['rm']],
       },
       outsideWorkspace: 'deny',
+      worktree: 'ask',
       protectedPaths: ['secrets/**', '*.pem', '~/.aws/**', '/etc/**'],
       allowSecretPaths: ['config/credentials.example.json', '~/.npmrc'],
       tools: { write_file: 'allow', run_command: 'deny' },
@@ -93,6 +95,7 @@ describe('the policy section of the config file', () => {
     const { config } = loadWith({
       commands: { allow: ['git status', ['git', 'status;'], []], deny: [['rm', '']] },
       outsideWorkspace: 'allow',
+      worktree: 'always',
       protectedPaths: ['~root/.ssh'],
       allowSecretPaths: ['config/*.json'],
       tools: { read_file: 'yes', shell: 'allow' },
@@ -106,6 +109,7 @@ describe('the policy section of the config file', () => {
         'policy.commands.allow[2]: expected at least one word',
         'policy.commands.deny[0][1]: expected a non-empty word',
         'policy.outsideWorkspace: expected ask or deny',
+        'policy.worktree: expected allow or ask',
         'policy.protectedPaths[0]: only ~/ is understood: write ~/… for your home folder, or an ' +
           'absolute path',
         'policy.allowSecretPaths[0]: expected one exact path, not a pattern: write it without * or ?',
