@@ -123,6 +123,8 @@ export const OPS = {
        * `rewound` until the user acknowledges it on the Mac.
        */
       history: z.optional(z.looseObject({ rewound: z.optional(HistoryRewound) })),
+      /** The model a run uses when it names none (one of `models`); absent without a model. */
+      model: z.optional(z.string()),
       /** Web Push (docs/push.md): the VAPID public key a remote subscribes with. */
       push: z.optional(z.looseObject({ vapidPublicKey: z.string() })),
       /** MCP servers the host is configured with (docs/protocol.md §10); absent with none. */

@@ -85,6 +85,7 @@ function hostInfo({ host }: RequestContext): OpResult<'host.info'> {
       ...(runtime.vapidPublicKey === null ? [] : ['push']),
     ],
     models: runtime.model === null ? [] : [...runtime.model.available],
+    ...(runtime.model === null ? {} : { model: runtime.model.name }),
     // The scripted demo model says so wherever a remote shows the host.
     ...(runtime.model?.name === DEMO_MODEL_NAME ? { modelNotice: DEMO_MODEL_LABEL } : {}),
     workspaces: runtime.workspaces.map((workspace) => ({ ...workspace })),

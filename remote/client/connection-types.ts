@@ -22,7 +22,8 @@ export type RequestOpName = Exclude<OpName, CommandOpName | 'subscribe' | 'unsub
 export type ConnectionStatus =
   | { state: 'connecting'; attempt: number }
   | { state: 'open'; connectionId: string; instanceId: string }
-  | { state: 'waiting'; attempt: number; retryInMs: number; error: TetherError }
+  /** Waiting `retryInMs` after a failure, until `retryAt` (ms since the epoch): a countdown. */
+  | { state: 'waiting'; attempt: number; retryInMs: number; retryAt: number; error: TetherError }
   | {
       state: 'stopped';
       reason: StopReason;

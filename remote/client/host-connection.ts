@@ -234,6 +234,7 @@ export class HostConnection {
         state: 'waiting',
         attempt: this.backoff.attempt,
         retryInMs,
+        retryAt: this.timers.now() + retryInMs,
         error: end.error,
       });
       await this.pause(retryInMs);

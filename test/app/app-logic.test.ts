@@ -197,13 +197,13 @@ describe('connection banner', () => {
   const link = (
     status: Parameters<typeof appBanner>[0][number]['status'],
     restartedAt?: number,
-  ) => ({ hostName: 'Mac', status, restartedAt });
+  ) => ({ hostId: 'h1', label: 'Mac', status, restartedAt });
 
   it('says reconnecting with the attempt, offline without network, the most troubled host winning', () => {
     const open = link({ state: 'open', connectionId: 'c', instanceId: 'i' });
     expect(appBanner([open], true, 0).status).toBe('live');
     const waiting = link({ state: 'connecting', attempt: 3 });
-    expect(appBanner([open, waiting], true, 0)).toEqual({
+    expect(appBanner([open, waiting], true, 0)).toMatchObject({
       status: 'reconnecting',
       text: 'Mac: reconnecting (attempt 3)',
     });
@@ -215,7 +215,7 @@ describe('connection banner', () => {
 
   it('says offline without network even while the socket looks open, and commands wait then', () => {
     const openStatus = { state: 'open', connectionId: 'c', instanceId: 'i' } as const;
-    expect(appBanner([link(openStatus)], false, 0)).toEqual({
+    expect(appBanner([link(openStatus)], false, 0)).toMatchObject({
       status: 'offline',
       text: 'Offline: showing what was last seen',
     });

@@ -81,6 +81,7 @@ describe('the demo model', () => {
     const info = await channel.call('host.info');
     expect(info).toMatchObject({
       models: ['tether-demo'],
+      model: 'tether-demo',
       modelNotice: 'demo model: scripted, not an AI',
       workspaces: [{ name: 'demo-workspace' }],
     });

@@ -98,6 +98,7 @@ export const opSamples: Record<OpName, { args: object; result: object }> = {
       instance: 'ins_1',
       capabilities: ['runs'],
       models: ['deepseek-chat'],
+      model: 'deepseek-chat',
       workspaces: [{ name: 'app', path: '/w' }],
       limits: { maxFrameBytes: 1048576 },
       persistence: { ok: true },

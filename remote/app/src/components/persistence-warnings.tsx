@@ -10,7 +10,7 @@ export function PersistenceWarnings() {
   return (
     <>
       {view.hosts.map((host) => {
-        const text = persistenceWarning(host.hostName, host.health);
+        const text = persistenceWarning(host.label, host.health);
         if (text === undefined) return null;
         return (
           <div

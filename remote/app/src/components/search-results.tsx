@@ -59,7 +59,7 @@ export function HostMatches({ host, query }: { host: HostView; query: string }) 
   }, [connection, query]);
   return (
     <section class="host-section" data-testid="search-results" data-host-id={host.hostId}>
-      <h2 class="host-name">{host.hostName}</h2>
+      <h2 class="host-name">{host.label}</h2>
       {matches.error !== undefined && <p class="error">Search: {matches.error}</p>}
       {!matches.loading && matches.error === undefined && matches.runs.length === 0 && (
         <p class="empty" data-testid="search-empty">

@@ -8,10 +8,12 @@ import { useEffect, useState } from 'preact/hooks';
 
 /**
  * `load` resolves with the screen; it runs once, again only after it failed. `preload()`
- * starts it ahead of the screen being shown.
+ * starts it ahead of the screen being shown. `part`: a piece of a screen rather than a
+ * screen, shown as nothing until it came (and if it cannot come).
  */
 export function lazyScreen<P extends object>(
   load: () => Promise<ComponentType<P>>,
+  { part = false }: { part?: boolean } = {},
 ): ComponentType<P> & { preload: () => void } {
   let loaded: ComponentType<P> | undefined;
   let loading: Promise<unknown> | undefined;
@@ -43,6 +45,7 @@ export function lazyScreen<P extends object>(
       const Screen = loaded;
       return <Screen {...props} />;
     }
+    if (part) return null;
     if (!failed) return <main class="screen loading" aria-busy="true" />;
     // The chunk did not come: out of reach with nothing cached, or the host now serves a
     // newer build whose chunks have other names. A reload gets the build the host serves.

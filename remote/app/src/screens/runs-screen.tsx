@@ -5,6 +5,7 @@
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { pendingApprovals } from '#client';
+import { HostHeader } from '../components/host-header.js';
 import { ModelNotice } from '../components/model-notice.js';
 import { RunStateBadge } from '../components/run-state-badge.js';
 import { HostMatches, RunSearchBox } from '../components/run-search.js';
@@ -60,9 +61,7 @@ function HostRuns({
   const waiting = pendingApprovals(host.state);
   return (
     <section class="host-section">
-      <h2 class="host-name" data-testid="host-name">
-        {host.hostName}
-      </h2>
+      <HostHeader host={host} />
       <ModelNotice host={host} />
       {host.pending.length > 0 && <OutboxList host={host} online={online} />}
       {runs.length === 0 && host.pending.length === 0 && (

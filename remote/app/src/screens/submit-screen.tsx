@@ -1,11 +1,13 @@
 /**
- * A new task: its text, the workspace (from `host.info`), the model when the host offers
- * several. Stored in the outbox first, so it works offline: it waits to send and goes
- * out once when the host is back.
+ * A new task: its text, the workspace (from `host.info`), the model it will use (a choice
+ * when the host offers several). The host is a live one unless the user picks another.
+ * Stored in the outbox first, so it works offline: it waits to send and goes out once
+ * when the host is back.
  */
 import { useState } from 'preact/hooks';
 import { ModelNotice } from '../components/model-notice.js';
 import { useSubmit } from '../hooks/use-submit.js';
+import { liveHostFirst } from '../logic/connection-view.js';
 import { useAppView } from '../state/app-context.js';
 import type { HostView } from '../state/app-view.js';
 import { navigate } from '../state/route-hook.js';
@@ -13,7 +15,7 @@ import { navigate } from '../state/route-hook.js';
 export function SubmitScreen() {
   const view = useAppView();
   const [hostId, setHostId] = useState<string | undefined>(undefined);
-  const host = view.hosts.find((h) => h.hostId === hostId) ?? view.hosts[0];
+  const host = view.hosts.find((h) => h.hostId === hostId) ?? liveHostFirst(view.hosts);
   return (
     <main class="screen" data-testid="submit-screen">
       <h1 class="screen-title">New task</h1>
@@ -27,7 +29,7 @@ export function SubmitScreen() {
           >
             {view.hosts.map((h) => (
               <option key={h.hostId} value={h.hostId}>
-                {h.hostName}
+                {h.live ? h.label : `${h.label} (not connected)`}
               </option>
             ))}
           </select>
@@ -46,7 +48,7 @@ function SubmitForm({ host }: { host: HostView }) {
   const workspaces = host.info?.workspaces ?? [];
   const models = host.info?.models ?? [];
   const chosenWorkspace = workspace ?? workspaces[0]?.path;
-  const chosenModel = model ?? models[0];
+  const chosenModel = model ?? host.info?.model ?? models[0];
 
   const submit = () => {
     const task = text.trim();
@@ -118,6 +120,7 @@ function SubmitForm({ host }: { host: HostView }) {
           </select>
         </label>
       )}
+      {models.length <= 1 && <ModelUsed host={host} model={chosenModel} />}
       <button
         type="submit"
         class="button primary wide"
@@ -133,5 +136,17 @@ function SubmitForm({ host }: { host: HostView }) {
       )}
       {action.error !== undefined && <p class="error">{action.error}</p>}
     </form>
+  );
+}
+
+/** Which model the run will use, when there is no choice to make; what to do without one. */
+function ModelUsed({ host, model }: { host: HostView; model: string | undefined }) {
+  if (host.info === undefined) return null;
+  return (
+    <p class="muted small" data-testid="submit-model-used" data-model={model ?? ''}>
+      {model === undefined
+        ? `${host.label} has no model set up: run tether model set on that computer (tether doctor checks it).`
+        : `Model: ${model}`}
+    </p>
   );
 }

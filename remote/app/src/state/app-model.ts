@@ -17,6 +17,7 @@ import {
 } from '#client';
 import { RESTART_NOTICE_MS } from '../logic/connection-view.js';
 import { healthFromInfo } from '../logic/host-health.js';
+import { hostLabels } from '../logic/host-labels.js';
 import type { AppView } from './app-view.js';
 import { HostCache } from './host-cache.js';
 import { type HostEntry, hostView } from './host-entry.js';
@@ -84,6 +85,14 @@ export class AppModel {
   }
 
   /**
+   * The user asked to try `hostId` now ("Retry now"): its backoff wait is cut short. The
+   * backoff still grows with each failure, so a host that stays down is not hammered.
+   */
+  retryNow(hostId: string): void {
+    this.hosts.get(hostId)?.connection.retryNow();
+  }
+
+  /**
    * Writes every host's state due for saving now, when the page is hidden or left
    * (`visibilitychange`, `pagehide`): the delayed write may never come. A write started
    * as the page unloads may still be cut short, hence the short delay of the others.
@@ -116,7 +125,10 @@ export class AppModel {
     return result;
   }
 
-  /** Forgets a host: its record, outbox, cached state and connection. */
+  /**
+   * Forgets a host: its record, outbox, cached state and connection (the user's "Forget
+   * this host", or this device revoked). Commands still waiting to send to it are dropped.
+   */
   async forget(hostId: string): Promise<void> {
     const entry = this.hosts.get(hostId);
     if (entry === undefined) return;
@@ -254,7 +266,11 @@ export class AppModel {
   }
 
   private buildView(): AppView {
-    const hosts = [...this.hosts.values()].map(hostView);
+    const entries = [...this.hosts.values()];
+    const labels = hostLabels(entries.map((entry) => entry.summary));
+    const hosts = entries.map((entry) =>
+      hostView(entry, labels.get(entry.summary.hostId) ?? entry.summary.hostName),
+    );
     return { ...this.current, hosts, online: this.online() };
   }
 }

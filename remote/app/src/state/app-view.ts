@@ -15,6 +15,8 @@ import type { OlderRuns } from './older-runs.js';
 export interface HostView {
   hostId: string;
   hostName: string;
+  /** The name to show: `hostName`, with its address or id added when another host shares it. */
+  label: string;
   origin: string;
   /** This device's id on that host. */
   deviceId: string;

@@ -33,13 +33,17 @@ export interface HostEntry {
   stop: () => void;
 }
 
-/** The entry as the views see it: the cached state until the live one caught up. */
-export function hostView(entry: HostEntry): HostView {
+/**
+ * The entry as the views see it: the cached state until the live one caught up; `label`
+ * tells it apart from the other hosts (logic/host-labels.ts).
+ */
+export function hostView(entry: HostEntry, label: string): HostView {
   const { summary, connection } = entry;
   const state = entry.caughtUp ? connection.state.state : (entry.cached ?? connection.state.state);
   return {
     hostId: summary.hostId,
     hostName: summary.hostName,
+    label,
     origin: summary.origin,
     deviceId: summary.deviceId,
     connection,
