@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { RunIntegrated, RunResult, type Approval, type Event } from '../../protocol/index.js';
 import {
   allowedByText,
+  failureText,
   approvalView,
   commandLine,
   hiddenCount,
@@ -167,8 +168,11 @@ export function eventLines(
       return [`cancelling (asked by ${event.payload.by})`];
     case 'run.finished': {
       const { state: final, error, reason } = event.payload;
-      const why = error === undefined ? reason : `${error.code}: ${error.message}`;
-      return [why === undefined ? final : `${final}: ${why}`];
+      if (error === undefined) return [reason === undefined ? final : `${final}: ${reason}`];
+      // What failed in a sentence, the host's words after it, then what to do.
+      const { summary, advice } = failureText(error);
+      const said = `${final}: ${summary} (${error.code}: ${error.message})`;
+      return advice === undefined ? [said] : [said, `  what to do: ${advice}`];
     }
     case 'device.paired':
     case 'device.revoked':

@@ -22,3 +22,4 @@ export { approvalView, inputText } from './approval-view.js';
 export { costText, usageText } from './usage-text.js';
 export { allowedByText } from './allowed-by-text.js';
 export { commandLine } from './command-line.js';
+export { failureText } from './failure-text.js';

@@ -143,7 +143,16 @@ describe('event lines', () => {
       state: 'failed',
       error: { code: 'auth', message: 'invalid api key' },
     });
-    expect(eventLines(finished, state)).toEqual(['failed: auth: invalid api key']);
+    expect(eventLines(finished, state)).toEqual([
+      'failed: The model provider refused the host’s API key. (auth: invalid api key)',
+      '  what to do: Run tether model set-key on the host with a valid key, restart the host, then Continue. tether doctor on the host checks the model server and the key.',
+    ]);
+    // A code this remote does not know yet still reads, with the host's words.
+    const newer = event('run.finished', {
+      state: 'failed',
+      error: { code: 'quota_gone', message: 'no quota' },
+    });
+    expect(eventLines(newer, state)).toEqual(['failed: The run failed. (quota_gone: no quota)']);
     expect(eventLines(event('session.idle', {}), state)).toEqual([]);
     expect(eventLines(event('model.request', { index: 0, model: 'm' }), state)).toEqual([]);
   });

@@ -2,7 +2,7 @@
  * One run: its task, the conversation as it streams, tool cards with their approvals,
  * artifacts, and the actions its state allows (cancel, continue, follow-up).
  */
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import {
   type Artifact,
   isTerminalRunState,
@@ -11,13 +11,16 @@ import {
   type ToolCall,
 } from '#protocol';
 import { costText, toolCallsOf, usageText } from '#client';
+import { ApprovalPill } from '../components/approval-pill.js';
 import { DiffView } from '../components/diff-view.js';
 import { HostApproval } from '../components/host-approval.js';
 import { MarkdownView } from '../components/markdown-view.js';
 import { ReadPager } from '../components/read-pager.js';
+import { RunOutcome } from '../components/run-outcome.js';
 import { RunStateBadge } from '../components/run-state-badge.js';
 import { SessionSummaries } from '../components/session-summaries.js';
 import { ToolCard } from '../components/tool-card.js';
+import { useFollowBottom } from '../hooks/use-follow-bottom.js';
 import { useRun } from '../hooks/use-run.js';
 import { useRunFacts } from '../hooks/use-run-facts.js';
 import { useSubmit } from '../hooks/use-submit.js';
@@ -70,10 +73,16 @@ function RunView({ host, run }: { host: HostView; run: Run }) {
   useEffect(() => setWindowSize(RUN_WINDOW), [run.id]);
   const { hidden, items } = newestSteps(all, windowSize);
   // By tool call, once a render: each card looks up its own instead of scanning them all.
-  const approvals = groupApprovals(
-    Object.values(state.approvals).filter((approval) => approval.runId === run.id),
-    all,
+  const runApprovals = Object.values(state.approvals).filter(
+    (approval) => approval.runId === run.id,
   );
+  const approvals = groupApprovals(runApprovals, all);
+  const pending = runApprovals.filter((approval) => approval.state === 'pending').length;
+  // The page follows the run's end while the reader is there; the pill points at an
+  // approval waiting out of view.
+  const screen = useRef<HTMLElement>(null);
+  const dock = useRef<HTMLDivElement>(null);
+  useFollowBottom(screen);
 
   const cancel = () => action.run('cancel', () => action.submit('run.cancel', { runId: run.id }));
   const resume = () =>
@@ -84,6 +93,7 @@ function RunView({ host, run }: { host: HostView; run: Run }) {
 
   return (
     <main
+      ref={screen}
       class="screen run"
       data-testid="run-screen"
       data-run-id={run.id}
@@ -153,7 +163,8 @@ function RunView({ host, run }: { host: HostView; run: Run }) {
 
       {/* The dock stays put at the bottom of the screen (above the keyboard when it is
           open) while the text above it streams: its buttons never move under a thumb. */}
-      <div class="run-dock" data-testid="run-dock">
+      <div class="run-dock" data-testid="run-dock" ref={dock}>
+        <ApprovalPill screen={screen} dock={dock} pending={pending} />
         <RunActions
           run={run}
           busy={action.busy !== undefined}
@@ -295,38 +306,6 @@ function AssistantMessage({
       {streaming && <span class="cursor" aria-hidden="true" />}
     </article>
   );
-}
-
-function RunOutcome({ run }: { run: Run }) {
-  switch (run.state) {
-    case 'interrupted':
-      return (
-        <p class="notice explain" data-testid="run-explain">
-          The host stopped (it crashed or was shut down) while this run was working, so it did not
-          finish, and nothing more will happen on its own. Continue starts a new run in the same
-          conversation that picks up from here.
-        </p>
-      );
-    case 'failed':
-      return (
-        <p class="notice error" data-testid="run-explain">
-          The run failed{run.error === null ? '.' : `: ${run.error.message}`}
-        </p>
-      );
-    case 'cancelled':
-      return (
-        <p class="notice" data-testid="run-explain">
-          The run was cancelled.
-        </p>
-      );
-    case 'queued':
-      return <p class="notice muted">Waiting for its turn on the host.</p>;
-    case 'running':
-    case 'waiting_for_approval':
-    case 'cancelling':
-    case 'succeeded':
-      return null;
-  }
 }
 
 function Artifacts({ host, artifacts }: { host: HostView; artifacts: readonly Artifact[] }) {
