@@ -190,7 +190,7 @@ describe('the layout of each device', () => {
 
     app.model.push(
       sayThenCall(words(4), [runCommand('call_phone', 'echo thumb')], 20),
-      textTurn(words(420, 'streamed'), { delayMs: 15 }),
+      textTurn(words(900, 'streamed'), { delayMs: 15 }),
     );
     await byTestId(page, 'nav-submit').click();
     await byTestId(page, 'submit-text').fill('Stream a long answer');
