@@ -3,7 +3,8 @@
  * words shown while it is `failed`.
  */
 import { describe, expect, it } from 'vitest';
-import { healthFromInfo, persistenceWarning } from '../../remote/app/src/logic/host-health.js';
+import { healthFromInfo } from '../../remote/app/src/logic/host-health.js';
+import { persistenceWarning } from '../../remote/app/src/logic/persistence-warning.js';
 
 describe('healthFromInfo', () => {
   it('reads ok and failed, keeping the host message', () => {

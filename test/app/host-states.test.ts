@@ -1,12 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { TetherError } from '../../protocol/index.js';
 import type { ConnectionStatus } from '../../remote/client/index.js';
-import {
-  appBanner,
-  hostLine,
-  type HostLink,
-  liveHostFirst,
-} from '../../remote/app/src/logic/connection-view.js';
+import { appBanner, hostLine, type HostLink } from '../../remote/app/src/logic/connection-view.js';
+import { liveHostFirst } from '../../remote/app/src/logic/default-host.js';
 import { hostLabels } from '../../remote/app/src/logic/host-labels.js';
 
 const OPEN: ConnectionStatus = { state: 'open', connectionId: 'c', instanceId: 'i' };

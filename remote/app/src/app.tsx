@@ -7,7 +7,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { ConnectionBanner } from './components/connection-banner.js';
 import { NavBar } from './components/nav-bar.js';
-import { PersistenceWarnings } from './components/persistence-warnings.js';
 import { HistoryWarnings } from './components/history-warnings.js';
 import { useWideLayout } from './device/use-wide-layout.js';
 import { lazyScreen } from './screens/lazy-screen.js';
@@ -30,6 +29,11 @@ const ApprovalsScreen = lazyScreen(() =>
 );
 // Shown only beside the runs list of a wide window.
 const EmptyPane = lazyScreen(() => import('./components/empty-pane.js').then((m) => m.EmptyPane));
+// Shown only while a host cannot save.
+const PersistenceWarnings = lazyScreen(
+  () => import('./components/persistence-warnings.js').then((m) => m.PersistenceWarnings),
+  { part: true },
+);
 const DevicesScreen = lazyScreen(() =>
   import('./screens/devices-screen.js').then((m) => m.DevicesScreen),
 );
@@ -93,7 +97,7 @@ function Shell({ initialLink, takePairLink }: Omit<AppProps, 'model'>) {
   return (
     <div class="app">
       {paired && <ConnectionBanner />}
-      {paired && <PersistenceWarnings />}
+      {view.hosts.some((host) => host.health?.persistence === 'failed') && <PersistenceWarnings />}
       {paired && <HistoryWarnings />}
       {showPair ? (
         <PairScreen

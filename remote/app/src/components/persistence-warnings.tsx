@@ -2,7 +2,7 @@
  * One warning per host whose store cannot commit: it refuses every command (approvals and
  * new tasks among them) until it can save again; what it shows stays readable.
  */
-import { persistenceWarning } from '../logic/host-health.js';
+import { persistenceWarning } from '../logic/persistence-warning.js';
 import { useAppView } from '../state/app-context.js';
 
 export function PersistenceWarnings() {

@@ -137,17 +137,6 @@ export function appBanner(links: readonly HostLink[], online: boolean, now: numb
   return { status, text, lines: shown };
 }
 
-/** The default host for a new task: a live one, else one that may connect, else the first. */
-export function liveHostFirst<T extends { live: boolean; status: ConnectionStatus }>(
-  hosts: readonly T[],
-): T | undefined {
-  return (
-    hosts.find((host) => host.live) ??
-    hosts.find((host) => host.status.state !== 'stopped' && host.status.state !== 'closed') ??
-    hosts[0]
-  );
-}
-
 function stoppedLine(
   reason: 'revoked' | 'unauthorized' | 'unsupported' | 'failed',
 ): Pick<HostLine, 'state' | 'text'> {

@@ -18,15 +18,3 @@ export function healthFromInfo(info: Record<string, unknown>): HostHealth | unde
     ? { persistence: 'failed', message }
     : { persistence: 'failed' };
 }
-
-/** What the user is told while `hostName` cannot save; undefined while it can. */
-export function persistenceWarning(
-  hostName: string,
-  health: HostHealth | undefined,
-): string | undefined {
-  if (health?.persistence !== 'failed') return undefined;
-  return (
-    `${hostName} cannot save right now (its disk may be full): nothing new will run until ` +
-    'it can. Approvals and new tasks will be refused.'
-  );
-}

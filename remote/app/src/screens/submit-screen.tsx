@@ -7,7 +7,7 @@
 import { useState } from 'preact/hooks';
 import { ModelNotice } from '../components/model-notice.js';
 import { useSubmit } from '../hooks/use-submit.js';
-import { liveHostFirst } from '../logic/connection-view.js';
+import { liveHostFirst } from '../logic/default-host.js';
 import { useAppView } from '../state/app-context.js';
 import type { HostView } from '../state/app-view.js';
 import { navigate } from '../state/route-hook.js';
