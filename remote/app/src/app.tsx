@@ -7,7 +7,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { ConnectionBanner } from './components/connection-banner.js';
 import { NavBar } from './components/nav-bar.js';
-import { HistoryWarnings } from './components/history-warnings.js';
 import { useWideLayout } from './device/use-wide-layout.js';
 import { lazyScreen } from './screens/lazy-screen.js';
 import { PairScreen } from './screens/pair-screen.js';
@@ -32,6 +31,11 @@ const EmptyPane = lazyScreen(() => import('./components/empty-pane.js').then((m)
 // Shown only while a host cannot save.
 const PersistenceWarnings = lazyScreen(
   () => import('./components/persistence-warnings.js').then((m) => m.PersistenceWarnings),
+  { part: true },
+);
+// Shown only while a host's history went back in time (host.info.history.rewound).
+const HistoryWarnings = lazyScreen(
+  () => import('./components/history-warnings.js').then((m) => m.HistoryWarnings),
   { part: true },
 );
 const DevicesScreen = lazyScreen(() =>
@@ -98,7 +102,7 @@ function Shell({ initialLink, takePairLink }: Omit<AppProps, 'model'>) {
     <div class="app">
       {paired && <ConnectionBanner />}
       {view.hosts.some((host) => host.health?.persistence === 'failed') && <PersistenceWarnings />}
-      {paired && <HistoryWarnings />}
+      {view.hosts.some((host) => host.info?.history?.rewound !== undefined) && <HistoryWarnings />}
       {showPair ? (
         <PairScreen
           link={link}

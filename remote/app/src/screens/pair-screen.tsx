@@ -5,7 +5,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { PairResult } from '#client';
 import { DEVICE_NAME_KEY, pairingDevice } from '../logic/device-name.js';
-import { pairingError } from '../logic/pairing-error.js';
 import { useAppView, useModel } from '../state/app-context.js';
 
 export interface PairScreenProps {
@@ -48,7 +47,12 @@ export function PairScreen({ link, onBusy, onDone, onCancel }: PairScreenProps) 
       const result = await model.pair(pairLink.trim(), device);
       setPhase({ step: 'paired', result });
     } catch (error) {
-      setPhase({ step: 'failed', message: pairingError(error) });
+      // Its words are a chunk of their own: most pairings succeed.
+      const message = await import('../logic/pairing-error.js').then(
+        (module) => module.pairingError(error),
+        () => 'Cannot reach the host. Is it running, and is this device on the same network?',
+      );
+      setPhase({ step: 'failed', message });
     }
   };
 
