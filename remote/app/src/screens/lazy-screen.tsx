@@ -40,7 +40,9 @@ export function lazyScreen<P extends object>(
       return () => {
         current = false;
       };
-    }, []);
+      // A part asks again at each render until it came: a fetch that failed while the host
+      // serving the page was down comes once it is back.
+    }, [part ? props : null]);
     if (loaded !== undefined) {
       const Screen = loaded;
       return <Screen {...props} />;
