@@ -159,7 +159,7 @@ export class Runtime {
     });
     const report = recover(this.store, this.instance);
     // Git work, in the background: a run of a session it settles waits for it.
-    void this.worktrees.recover();
+    this.worktrees.recover().catch(this.reportError);
     this.killOrphans();
     this.health.start();
     this.expireDueApprovals();
