@@ -28,14 +28,15 @@ function cardInView(page: Page): Promise<boolean> {
   });
 }
 
-/** The streaming answer's height in px (0 before it shows). */
+/**
+ * The answer's height in px (0 before it shows), streaming or complete: under load the whole
+ * stream can be over between two polls, and the complete message replaces the streaming one.
+ */
 function streamedHeight(page: Page): Promise<number> {
-  return page.evaluate(
-    () =>
-      document
-        .querySelector('[data-testid="assistant-message"][data-streaming="true"]')
-        ?.getBoundingClientRect().height ?? 0,
-  );
+  return page.evaluate(() => {
+    const messages = document.querySelectorAll('[data-testid="assistant-message"]');
+    return messages.item(messages.length - 1)?.getBoundingClientRect().height ?? 0;
+  });
 }
 
 beforeAll(async () => {

@@ -201,7 +201,11 @@ describe('the PWA in WebKit against the real host', () => {
         (length) => length > 600,
         { timeout: WEBKIT_STEP_MS },
       );
-      expect(await phone.box(testId('run-cancel'))).toEqual(cancelEarly);
+      // Stay put: WebKit lays text out in 1/64 px steps, so a line that reflowed meanwhile
+      // moves the buttons by a fraction of a pixel no one sees; a pixel or more is a jump.
+      const cancelLate = await phone.box(testId('run-cancel'));
+      expect({ ...cancelLate, y: 0 }).toEqual({ ...cancelEarly, y: 0 });
+      expect(Math.abs(cancelLate.y - cancelEarly.y)).toBeLessThan(1);
       await phone.screenshot('webkit-phone-streaming');
 
       await phone.waitVisible(
