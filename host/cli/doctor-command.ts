@@ -4,6 +4,7 @@
  * Exits 1 when any check fails; warnings (no push without HTTPS, no service) do not.
  */
 import { homedir } from 'node:os';
+import { join } from 'node:path';
 import { ConfigError, loadHostConfig, type HostConfig } from '../config/index.js';
 import { withStoredModelKey } from '../identity/index.js';
 import { detectSandbox } from '../sandbox/index.js';
@@ -22,6 +23,7 @@ import {
 import { checkModel } from './doctor-model.js';
 import { checkHost, checkLan, checkService, runningHost } from './doctor-network.js';
 import { checkTailscale } from './doctor-tailscale.js';
+import { hostNearby } from './admin-client.js';
 import { checkHistory } from './doctor-history.js';
 import type { HostCommandContext } from './host-command.js';
 
@@ -64,6 +66,9 @@ async function configChecks(loaded: HostConfig, signal: AbortSignal): Promise<Ch
     };
   }
   const host = runningHost(config.dataDir);
+  // `tether start --demo` runs on <data>/demo: doctor asked of <data> sees it there.
+  const demoDir = join(config.dataDir, 'demo');
+  const demoBeside = host === null && hostNearby(config.dataDir) === demoDir ? demoDir : undefined;
   const port = host?.port ?? config.port;
   const tailscale = await checkTailscale({
     port,
@@ -72,7 +77,7 @@ async function configChecks(loaded: HostConfig, signal: AbortSignal): Promise<Ch
   });
   const https = host?.url.startsWith('https:') ?? config.https;
   const [model, keychain, lan, service] = await Promise.all([
-    keyProblem ?? checkModel(config, signal),
+    keyProblem ?? checkModel(config, signal, process.env, demoBeside),
     checkKeychain(config),
     checkLan(port),
     checkService(config.dataDir),

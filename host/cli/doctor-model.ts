@@ -50,9 +50,19 @@ export async function checkModel(
   config: HostConfig,
   signal: AbortSignal,
   env: Env = process.env,
+  demoBeside?: string,
 ): Promise<CheckResult> {
   if (config.demo) return pass('model', 'the offline demo model (no endpoint)');
   const model = config.model;
+  if (model === null && demoBeside !== undefined) {
+    // Trying the demo is not a broken setup: real work needs a model, the demo does not.
+    return {
+      id: 'model',
+      status: 'warn',
+      detail: `no model configured; the demo host running for ${demoBeside} needs none`,
+      fix: `for real work: ${modelFix()}`,
+    };
+  }
   if (model === null) return fail('model', 'no model configured', modelFix());
   const base = sourceOf(config, env, {
     variable: 'TETHER_MODEL_BASE_URL',

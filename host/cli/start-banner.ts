@@ -13,7 +13,7 @@ import { DEMO_MODEL_LABEL, DEMO_MODEL_NAME } from '../model/index.js';
 import { allowRuleWarnings } from '../policy/index.js';
 import type { SandboxStatus } from '../sandbox/index.js';
 import type { TailnetPublication } from '../tailscale/index.js';
-import { localHostName, type LocalTls } from '../tls/index.js';
+import type { LocalTls } from '../tls/index.js';
 import { VERSION } from '../version.js';
 
 export interface StartFacts {
@@ -32,6 +32,11 @@ export interface StartFacts {
   sandbox: SandboxStatus;
   /** With `--tailscale`: where `tailscale serve` publishes the host. */
   tailnet: TailnetPublication | null;
+  /**
+   * The host part a phone on the LAN can open: the `.local` name where it resolves here,
+   * else a LAN address (lan-origin.ts).
+   */
+  lanName: string;
 }
 
 /**
@@ -72,12 +77,7 @@ function realOrSelf(named: string): string {
  * The origin a pairing link names when the admin request gives none: for a wildcard bind,
  * `lanName` (the `.local` name where it resolves here, else a LAN address: lan-origin.ts).
  */
-export function defaultOrigin(
-  bind: string,
-  port: number,
-  https: boolean,
-  lanName = `${localHostName()}.local`,
-): string {
+export function defaultOrigin(bind: string, port: number, https: boolean, lanName: string): string {
   const scheme = https ? 'https' : 'http';
   if (bind === '0.0.0.0' || bind === '::') return `${scheme}://${lanName}:${port}`;
   return `${scheme}://${bind.includes(':') ? `[${bind}]` : bind}:${port}`;
@@ -131,7 +131,7 @@ export function printStartBanner(
       `https: local CA in ${config.dataDir}/tls for ${[...tls.names.dns, ...tls.names.ips].join(', ')}`,
     );
     print(
-      `trust it on a phone: open ${defaultOrigin(config.bind, port, true)}/ca.mobileconfig (docs/https.md)`,
+      `trust it on a phone: open ${defaultOrigin(config.bind, port, true, facts.lanName)}/ca.mobileconfig (docs/https.md)`,
     );
   }
   const { tailnet } = facts;
@@ -157,7 +157,7 @@ export function printStartBanner(
       .flatMap((entries) => entries ?? [])
       .filter((entry) => !entry.internal && entry.family === 'IPv4')
       .map((entry) => `${scheme}://${entry.address}:${port}`);
-    const named = defaultOrigin(config.bind, port, tls !== null);
+    const named = defaultOrigin(config.bind, port, tls !== null, facts.lanName);
     print(`on your network: ${[...new Set([named, ...lan])].join(', ')}`);
   }
 }

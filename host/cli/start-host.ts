@@ -527,6 +527,7 @@ async function startLocked(
     url,
     sandbox: sandboxStatus,
     tailnet,
+    lanName: lanHostName(localName),
   });
   log.info('listening', { url, bind: config.bind });
 

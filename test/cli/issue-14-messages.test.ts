@@ -4,8 +4,10 @@
  * is installed (`npm link`), and the start banner (usable URLs, the loopback warning,
  * human lines on the terminal and JSON only with `--log-format json`).
  */
+import { lookup } from 'node:dns/promises';
 import { mkdirSync, symlinkSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { networkInterfaces } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -197,7 +199,7 @@ describe('hints as installed', () => {
 });
 
 describe('the start banner', () => {
-  it('bound to 0.0.0.0: a usable listening URL, the .local name and LAN addresses, never 0.0.0.0, no JSON', async () => {
+  it('bound to 0.0.0.0: a usable listening URL, LAN addresses and a .local name only where it resolves, never 0.0.0.0, no JSON', async () => {
     await using dir = tempDir('tether-banner-');
     const run = startTether(
       [
@@ -216,7 +218,17 @@ describe('the start banner', () => {
     );
     const [, port] = await run.waitFor(/^listening on http:\/\/127\.0\.0\.1:(\d+)$/m);
     const [network] = await run.waitFor(/^on your network: .*$/m);
-    expect(network).toMatch(new RegExp(`^on your network: http://[^ ,]+\\.local:${port}`));
+    const origins = network.replace(/^on your network: /, '').split(', ');
+    const lanAddresses = Object.values(networkInterfaces())
+      .flatMap((entries) => entries ?? [])
+      .filter((entry) => !entry.internal && entry.family === 'IPv4')
+      .map((entry) => `http://${entry.address}:${port}`);
+    expect(origins).toEqual(expect.arrayContaining(lanAddresses));
+    // A name beside the addresses is one a phone could open: it resolves on this machine.
+    for (const origin of origins.filter((each) => !lanAddresses.includes(each))) {
+      expect(origin).toMatch(new RegExp(`^http://[^ ,]+\\.local:${port}$`));
+      await expect(lookup(new URL(origin).hostname), origin).resolves.toBeDefined();
+    }
     expect(run.stdout()).not.toContain('0.0.0.0');
     expect(run.stdout()).not.toMatch(/warning: bound to/);
     run.signal('SIGTERM');

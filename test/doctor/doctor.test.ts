@@ -65,8 +65,9 @@ afterAll(async () => {
   home.remove();
 });
 
-function env(extra: Record<string, string> = {}): Record<string, string> {
-  return {
+/** The environment doctor runs in; a variable `extra` gives as undefined is left out. */
+function env(extra: Record<string, string | undefined> = {}): Record<string, string> {
+  const all = {
     PATH: `${fakeBin}:${process.env['PATH'] ?? ''}`,
     ...fakeTailscaleEnv,
     TETHER_KEY_STORE: 'file',
@@ -75,11 +76,14 @@ function env(extra: Record<string, string> = {}): Record<string, string> {
     TETHER_MODEL_API_KEY: 'sk-test',
     ...extra,
   };
+  return Object.fromEntries(
+    Object.entries(all).filter((entry): entry is [string, string] => entry[1] !== undefined),
+  );
 }
 
 async function doctor(
   dataDir: string,
-  extra: Record<string, string> = {},
+  extra: Record<string, string | undefined> = {},
 ): Promise<{ code: number | null; report: Report }> {
   const result = await runTether(['doctor', '--data', dataDir, '--json'], home.path, env(extra));
   expect(result.stdout.trimEnd().split('\n')).toHaveLength(1);
@@ -223,7 +227,12 @@ describe('tether doctor', () => {
     const dataDir = join(dir.path, 'data');
     await using demo = await startHostProcess({ dataDir: join(dataDir, 'demo'), args: ['--demo'] });
 
-    const { report } = await doctor(dataDir);
+    // A new user trying the demo has configured no model yet.
+    const { report } = await doctor(dataDir, {
+      TETHER_MODEL_BASE_URL: undefined,
+      TETHER_MODEL: undefined,
+      TETHER_MODEL_API_KEY: undefined,
+    });
 
     const admin = readAdminFile(demo.dataDir);
     const hostCheck = check(report, 'host');
@@ -232,6 +241,12 @@ describe('tether doctor', () => {
       detail: `no host is running for ${dataDir}, but one is for ${demo.dataDir} (pid ${admin?.pid}) at ${admin?.url}`,
     });
     expect(hostCheck.fix).toContain(`doctor --data '${demo.dataDir}' checks that one`);
+    // Trying the demo is not a failure: the model is for real work, which the demo does not need.
+    expect(check(report, 'model')).toMatchObject({
+      status: 'warn',
+      detail: `no model configured; the demo host running for ${demo.dataDir} needs none`,
+    });
+    expect(check(report, 'model').fix).toMatch(/^for real work: .* model set --base-url /);
   });
 
   it('fails the model check when the endpoint refuses the key (401), saying which variable to set', async () => {
