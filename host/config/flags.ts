@@ -107,7 +107,8 @@ ${table(ENVIRONMENT)}
 Settings are read from defaults, then the config file, then the environment, then the
 flags; later ones win. Workspaces from the config file and the flags are all used.
 The config file is JSON with any of: port, bind, hostName, logLevel, keyStore,
-workspaces (list of folders), model {baseUrl, model, apiKeyEnv, apiKey, provider,
+workspaces (list of folders, or {path, isolation: "worktree"} for runs on a branch of their
+own by default: docs/worktrees.md), model {baseUrl, model, apiKeyEnv, apiKey, provider,
 extraBody, contextTokens}, limits {maxActiveRuns, maxModelTurns, runWallTimeMs, modelIdleTimeoutMs,
 toolResultMaxChars}, policy {commands {allow, deny}, outsideWorkspace, protectedPaths,
 tools} (docs/policy.md), push {subject, allowedEndpoints, body, retry {initialDelayMs,

@@ -58,10 +58,11 @@ export function loadHostConfig(options: LoadHostConfigOptions): HostConfig {
   const fromFile = file?.settings ?? {};
 
   const workspaceEntries: WorkspaceEntry[] = [
-    ...(fromFile.workspaces ?? []).map((path, i) => ({
-      path: resolve(dirname(file?.path ?? cwd), path),
+    ...(fromFile.workspaces ?? []).map((entry, i) => ({
+      path: resolve(dirname(file?.path ?? cwd), entry.path),
       source: file?.source ?? 'config file',
       field: `workspaces[${i}]`,
+      ...(entry.isolation === 'worktree' ? { isolation: 'worktree' as const } : {}),
     })),
     ...(flags['--workspace'] ?? []).map((path) => ({
       path: resolve(cwd, path),

@@ -101,6 +101,23 @@ const ModelPrice = z.strictObject(
   { error: 'expected {"inputPerMTok": n, "cachedInputPerMTok"?: n, "outputPerMTok": n}' },
 );
 
+/**
+ * A workspace in the config file: its folder, or the folder with a new task's default
+ * isolation (`"worktree"`: a branch of its own, docs/worktrees.md).
+ */
+const WorkspaceSetting = z.preprocess(
+  (value) => (typeof value === 'string' ? { path: value } : value),
+  z.strictObject(
+    {
+      path: Path,
+      isolation: z
+        .enum(['none', 'worktree'], { error: 'expected "none" or "worktree"' })
+        .optional(),
+    },
+    { error: 'expected a folder path or {"path", "isolation": "worktree"}' },
+  ),
+);
+
 /** `<dataDir>/config.json` or `--config FILE`. Every key is optional; unknown keys are errors. */
 export const ConfigFile = z.strictObject(
   {
@@ -110,7 +127,11 @@ export const ConfigFile = z.strictObject(
     logLevel: LogLevel.optional(),
     keyStore: KeyStore.optional(),
     /** Relative paths are relative to the config file's folder. */
-    workspaces: z.array(Path, { error: 'expected a list of folder paths' }).optional(),
+    workspaces: z
+      .array(WorkspaceSetting, {
+        error: 'expected a list of folder paths or {"path", "isolation": "worktree"}',
+      })
+      .optional(),
     model: z
       .strictObject(
         {

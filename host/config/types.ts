@@ -12,6 +12,8 @@ export interface Workspace {
   name: string;
   /** The real path (symlinks resolved). */
   path: string;
+  /** A new task's default when the config says so: a branch of its own (docs/worktrees.md). */
+  isolation?: 'worktree';
 }
 
 /** How to reach an OpenAI-compatible chat completions endpoint. */

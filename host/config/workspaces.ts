@@ -10,12 +10,15 @@ export interface WorkspaceEntry {
   path: string;
   source: string;
   field: string;
+  /** The config file's default isolation for new tasks here. */
+  isolation?: 'worktree';
 }
 
 /**
  * Each entry must be an existing folder; it is stored by its real path (symlinks
- * resolved) and named after it. A folder given twice is kept once; two folders with the
- * same name become `name`, `name-2`, `name-3`… in the order given.
+ * resolved) and named after it. A folder given twice is kept once (with a worktree default
+ * if either entry has one); two folders with the same name become `name`, `name-2`,
+ * `name-3`… in the order given.
  */
 export function resolveWorkspaces(
   entries: readonly WorkspaceEntry[],
@@ -37,13 +40,22 @@ export function resolveWorkspaces(
       issues.push({ source: entry.source, field: entry.field, message });
       continue;
     }
-    if (workspaces.some((workspace) => workspace.path === path)) continue;
+    const same = workspaces.find((workspace) => workspace.path === path);
+    if (same !== undefined) {
+      // Given twice (in the file and by --workspace): a worktree default from either holds.
+      if (entry.isolation !== undefined) same.isolation = entry.isolation;
+      continue;
+    }
     const base = basename(path) || path;
     let name = base;
     for (let n = 2; workspaces.some((workspace) => workspace.name === name); n++) {
       name = `${base}-${n}`;
     }
-    workspaces.push({ name, path });
+    workspaces.push({
+      name,
+      path,
+      ...(entry.isolation === undefined ? {} : { isolation: entry.isolation }),
+    });
   }
   return workspaces;
 }

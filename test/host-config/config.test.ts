@@ -152,6 +152,36 @@ describe('workspaces', () => {
     ]);
   });
 
+  it('takes a worktree default per folder in the file, also for a folder --workspace names again', () => {
+    const repo = join(root, 'repo');
+    const plain = join(root, 'plain');
+    for (const dir of [repo, plain]) mkdirSync(dir, { recursive: true });
+    const file = writeConfig(join(root, 'tether.json'), {
+      workspaces: [
+        { path: 'repo', isolation: 'worktree' },
+        { path: 'plain', isolation: 'none' },
+      ],
+    });
+
+    const config = load({ argv: ['--config', file, '--workspace', repo] });
+    expect(config.workspaces).toEqual([
+      { name: 'repo', path: repo, isolation: 'worktree' },
+      { name: 'plain', path: plain },
+    ]);
+  });
+
+  it('names a workspace entry that is neither a path nor {path, isolation}', () => {
+    const file = writeConfig(join(root, 'tether.json'), {
+      workspaces: [{ path: 'repo', isolation: 'branch' }, { folder: 'x' }, 3],
+    });
+    expect(issuesOf(() => load({ argv: ['--config', file] }))).toEqual([
+      `config file ${file}: workspaces[0].isolation: expected "none" or "worktree"`,
+      `config file ${file}: workspaces[1].path: expected a path`,
+      `config file ${file}: workspaces[1].folder: unknown setting`,
+      `config file ${file}: workspaces[2]: expected a folder path or {"path", "isolation": "worktree"}`,
+    ]);
+  });
+
   it('reports a missing folder with where it was given', () => {
     const missing = join(root, 'missing');
     writeFileSync(join(root, 'plain-file'), '');
@@ -199,7 +229,7 @@ describe('errors', () => {
       workspaces: 'here',
     });
     expect(issuesOf(() => load({ argv: ['--config', file] }))).toEqual([
-      `config file ${file}: workspaces: expected a list of folder paths`,
+      `config file ${file}: workspaces: expected a list of folder paths or {"path", "isolation": "worktree"}`,
       `config file ${file}: limits.maxActiveRuns: expected a positive integer`,
       `config file ${file}: limits.maxActiveRun: unknown setting`,
       `config file ${file}: colour: unknown setting`,

@@ -219,6 +219,42 @@ describe('a run in its own worktree', { timeout: 120_000 }, () => {
     expect(host.events().filter((e) => e.type === 'session.created')).toEqual([]);
   });
 
+  it("works in a worktree unasked for when the config makes it the workspace's default", async () => {
+    // The config file sits beside the host's workspace folder (test/support/host-process.ts).
+    await using host = await startFaultHost({
+      config: { workspaces: [{ path: 'workspace', isolation: 'worktree' }] },
+    });
+    const repository = makeRepository(host);
+    const info = await host.channel.call('host.info', {});
+    expect(info['workspaces']).toEqual([
+      { name: 'workspace', path: repository, isolation: 'worktree' },
+    ]);
+
+    host.model.push(
+      toolCallTurn([
+        {
+          id: 'call_default_write',
+          name: 'write_file',
+          arguments: JSON.stringify({
+            path: 'added.txt',
+            content: 'by default\n',
+            expectedSha256: null,
+          }),
+        },
+      ]),
+      textTurn('Done.'),
+    );
+    const submitted = await host.channel.call('run.submit', {
+      commandId: randomUUID(),
+      input: { text: 'add a file' },
+    });
+    const runId = String(submitted['runId']);
+    const result = await resultOf(host, runId);
+    expect(result.files).toEqual([{ path: 'added.txt', status: 'added' }]);
+    expect(existsSync(join(repository, 'added.txt'))).toBe(false);
+    expect(gitIn(repository, 'show', `${result.branch}:added.txt`)).toBe('by default');
+  });
+
   it('leaves one commit when the host is killed right after it, recorded at the next start', async () => {
     await using host = await startFaultHost({ point: 'worktree-committed' });
     const repository = makeRepository(host);
