@@ -25,13 +25,14 @@ import { checkHost, checkLan, checkService, runningHost } from './doctor-network
 import { checkTailscale } from './doctor-tailscale.js';
 import { hostNearby } from './admin-client.js';
 import { checkHistory } from './doctor-history.js';
+import { checkWorktrees } from './doctor-worktrees.js';
 import type { HostCommandContext } from './host-command.js';
 
 /** The usage text of `doctor`, for `--help` and command-line errors. */
 export const DOCTOR_USAGE = `Usage: tether doctor [--data DIR] [--config FILE] [--json]
 
 Checks Node, the data directory, the database and whether its history went back in
-time, the model endpoint and key, the Keychain,
+time, runs' worktrees left behind or unanswered, the model endpoint and key, the Keychain,
 the HTTPS certificates, LAN and .local name, tailscale serve, push, the service and free
 disk space. One line per check (ok, warn, FAIL or skip); each failure or warning says the
 command that fixes it. Exits 1 when a check failed; warnings leave it 0.
@@ -113,6 +114,7 @@ export async function doctorCommand(
     checkDataDir(dataDir),
     checkDatabase(dataDir),
     checkHistory(dataDir),
+    checkWorktrees(dataDir),
   ];
   try {
     const config = loadHostConfig({

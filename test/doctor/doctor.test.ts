@@ -101,7 +101,16 @@ describe('tether doctor', () => {
     const { report } = await doctor(host.dataDir);
     const ids = report.checks.map((entry) => entry.id);
     expect(ids).toEqual(
-      expect.arrayContaining(['node', 'data', 'database', 'model', 'keychain', 'https', 'lan']),
+      expect.arrayContaining([
+        'node',
+        'data',
+        'database',
+        'worktrees',
+        'model',
+        'keychain',
+        'https',
+        'lan',
+      ]),
     );
     expect(ids).toEqual(
       expect.arrayContaining(['mdns', 'tailscale', 'push', 'host', 'service', 'disk']),
@@ -115,6 +124,7 @@ describe('tether doctor', () => {
       'sandbox',
       'data',
       'database',
+      'worktrees',
       'model',
       'tailscale',
       'push',

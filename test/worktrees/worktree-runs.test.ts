@@ -7,10 +7,11 @@
  */
 import { execFileSync } from 'node:child_process';
 import { createHash, randomUUID } from 'node:crypto';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { REVIEW_STALE_AFTER_MS, checkWorktrees } from '../../host/cli/doctor-worktrees.js';
 import { startFaultHost, type FaultHost } from '../support/fault-host.js';
 import { textTurn, toolCallTurn } from '../support/scripted-model-server.js';
 import { until } from '../support/wait.js';
@@ -253,6 +254,38 @@ describe('a run in its own worktree', { timeout: 120_000 }, () => {
     expect(result.files).toEqual([{ path: 'added.txt', status: 'added' }]);
     expect(existsSync(join(repository, 'added.txt'))).toBe(false);
     expect(gitIn(repository, 'show', `${result.branch}:added.txt`)).toBe('by default');
+  });
+
+  it('is listed by doctor while it waits for review, and so is a folder left behind', async () => {
+    await using host = await startFaultHost();
+    makeRepository(host);
+    const run = await writeRun(host, 'for the doctor\n');
+    await waitForIdle(host, run.runId);
+    const result = await resultOf(host, run.runId);
+    const dataDir = host.host.dataDir;
+    expect(checkWorktrees(dataDir)).toEqual({
+      id: 'worktrees',
+      status: 'pass',
+      detail: '1 open, 1 waiting for review; none left behind',
+    });
+
+    // A week and a day later, still unanswered; and a folder a failed removal left.
+    const leftOver = join(dataDir, 'worktrees', 'left-over');
+    mkdirSync(leftOver);
+    const later = checkWorktrees(dataDir, Date.now() + REVIEW_STALE_AFTER_MS + 86_400_000);
+    expect(later.status).toBe('warn');
+    expect(later.detail).toMatch(
+      new RegExp(
+        `^1 open, 1 waiting for review; 1 folder\\(s\\) no open run uses: ${leftOver}; 1 result\\(s\\) unanswered for over a week: ${result.branch} \\(since \\d{4}-\\d\\d-\\d\\d\\)$`,
+      ),
+    );
+    expect(later.fix).toContain(`rm -rf '${leftOver}'`);
+    expect(later.fix).toContain(`remote review ${run.runId}`);
+
+    // Discarded, its folder is gone and nothing is open.
+    rmSync(leftOver, { recursive: true });
+    await integrate(host, run.runId, 'discard', result.treeDigest);
+    expect(checkWorktrees(dataDir).detail).toBe('0 open, 0 waiting for review; none left behind');
   });
 
   it('leaves one commit when the host is killed right after it, recorded at the next start', async () => {
