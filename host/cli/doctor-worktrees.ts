@@ -11,7 +11,7 @@ import { tetherCommand } from '../../common/cli/index.js';
 import type { CheckResult } from './doctor-checks.js';
 
 /** A result unanswered this long counts as forgotten. */
-export const REVIEW_STALE_AFTER_MS = 7 * 24 * 60 * 60 * 1000;
+const REVIEW_STALE_AFTER_MS = 7 * 24 * 60 * 60 * 1000;
 
 /** Each kind of finding lists at most this many, then a count. */
 const LISTED = 5;

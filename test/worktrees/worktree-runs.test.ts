@@ -11,7 +11,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { REVIEW_STALE_AFTER_MS, checkWorktrees } from '../../host/cli/doctor-worktrees.js';
+import { checkWorktrees } from '../../host/cli/doctor-worktrees.js';
 import { startFaultHost, type FaultHost } from '../support/fault-host.js';
 import { textTurn, toolCallTurn } from '../support/scripted-model-server.js';
 import { until } from '../support/wait.js';
@@ -272,7 +272,7 @@ describe('a run in its own worktree', { timeout: 120_000 }, () => {
     // A week and a day later, still unanswered; and a folder a failed removal left.
     const leftOver = join(dataDir, 'worktrees', 'left-over');
     mkdirSync(leftOver);
-    const later = checkWorktrees(dataDir, Date.now() + REVIEW_STALE_AFTER_MS + 86_400_000);
+    const later = checkWorktrees(dataDir, Date.now() + 8 * 86_400_000);
     expect(later.status).toBe('warn');
     expect(later.detail).toMatch(
       new RegExp(
