@@ -26,6 +26,22 @@ export interface RuleContext {
   configRules: readonly (readonly string[])[];
 }
 
+/**
+ * Where an approval's call runs, and the workspace a rule added from its card is kept
+ * for: the same folder, except in a run's own worktree (docs/worktrees.md), where the
+ * rule is the user's workspace's, so it holds in the checkout and in every later worktree.
+ */
+function ruleScope(
+  store: Store,
+  approval: { runId: string; workspace: string },
+): { workspace: string; worktree: boolean } {
+  const run = store.runs.getRun(approval.runId);
+  const worktree = run === undefined ? undefined : store.worktrees.get(run.sessionId);
+  return worktree !== undefined && worktree.path === approval.workspace
+    ? { workspace: worktree.repository, worktree: true }
+    : { workspace: approval.workspace, worktree: false };
+}
+
 /** The prefix of the ids `policy.rules` gives the config file's rules. */
 const CONFIG_RULE_PREFIX = 'cfg_';
 
@@ -94,10 +110,12 @@ export async function addRule(
         `the host no longer has the tool ${approval.name} with this input: approve or deny the call instead.`,
       );
     }
+    const scope = store.read(() => ruleScope(store, approval));
     const decision = await ctx.policy(
       { name: approval.name, access: tool.access(parsed.input) },
       approval.workspace,
-      addedRulesOf(store, approval.workspace),
+      addedRulesOf(store, scope.workspace),
+      { worktree: scope.worktree },
     );
     const offered = decision.proposal?.offered === true ? decision.proposal.words : undefined;
     const inForce = decision.allowedBy?.words;
@@ -118,8 +136,9 @@ export async function addRule(
       }
       const { approval, call } = pendingApproval(store, args);
       const words = offeredWords(approval.preview.ruleProposal);
+      const { workspace } = ruleScope(store, approval);
       const existing = store.allowRules
-        .active(approval.workspace)
+        .active(workspace)
         .find((rule) => sameWords(rule.words, words));
       let ruleId = existing?.id;
       if (ruleId === undefined) {
@@ -127,7 +146,7 @@ export async function addRule(
         const byName = by === 'local' ? 'this Mac' : (store.devices.get(by)?.name ?? by);
         store.allowRules.insert({
           id: ruleId,
-          workspace: approval.workspace,
+          workspace,
           words,
           addedBy: by,
           addedByName: byName,
@@ -139,7 +158,7 @@ export async function addRule(
           payload: {
             ruleId,
             rule: words,
-            workspace: approval.workspace,
+            workspace,
             by,
             byName,
             approvalId: approval.id,

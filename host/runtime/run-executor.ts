@@ -168,7 +168,10 @@ export class RunExecutor {
         tools: this.deps.tools,
         policy: this.deps.policy,
         workspace,
-        worktree: worktree === null ? null : { gitReadOnly: [worktree.commonDir] },
+        worktree:
+          worktree === null
+            ? null
+            : { gitReadOnly: [worktree.commonDir], repository: worktree.repository },
         limits,
         signal,
       };

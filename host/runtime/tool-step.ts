@@ -35,10 +35,21 @@ export interface ToolStepContext {
   tools: ToolTable;
   policy: PolicyFn;
   workspace: string;
-  /** Set when `workspace` is the run's own worktree: its repository's git folder. */
-  worktree: { gitReadOnly: readonly string[] } | null;
+  /**
+   * Set when `workspace` is the run's own worktree: its repository's git folder, and the
+   * user's workspace (the repository's top folder), which rules added there are kept for.
+   */
+  worktree: { gitReadOnly: readonly string[]; repository: string } | null;
   limits: RuntimeLimits;
   signal: AbortSignal;
+}
+
+/**
+ * The workspace whose added rules apply: the user's, also in a run's own worktree, where a
+ * rule added from a card outlives the worktree (rule-commands.ts keys it so).
+ */
+function rulesWorkspace(ctx: ToolStepContext): string {
+  return ctx.worktree?.repository ?? ctx.workspace;
 }
 
 /** Cancels a call that has not started (proposed, waiting or ready): it never ran. */
@@ -195,7 +206,7 @@ export async function settleProposedCall(
   const known = toolOf(ctx, call);
   if (known === null) return 'done';
   const { tool, input } = known;
-  const rules = addedRulesOf(store, ctx.workspace);
+  const rules = addedRulesOf(store, rulesWorkspace(ctx));
   const decision = await ctx.policy(
     { name: call.name, access: tool.access(input) },
     ctx.workspace,
@@ -269,7 +280,7 @@ export async function runReadyCall(
     (await ctx.policy(
       { name: ready.name, access: tool.access(input) },
       ctx.workspace,
-      addedRulesOf(store, ctx.workspace),
+      addedRulesOf(store, rulesWorkspace(ctx)),
       { worktree: ctx.worktree !== null },
     ));
   if (decision.decision === 'deny') {

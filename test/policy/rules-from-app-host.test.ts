@@ -5,6 +5,7 @@
  * restart, and once removed the same call asks again. No rule is offered for `python
  * x.py`, `ls ../`, `cat .env` or `echo $(id)`.
  */
+import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -28,7 +29,11 @@ interface Pending {
   preview: z.infer<typeof Preview>;
 }
 
-async function propose(host: FaultHost, input: { command: string; cwd?: string }): Promise<string> {
+async function propose(
+  host: FaultHost,
+  input: { command: string; cwd?: string },
+  isolation?: 'worktree' | 'none',
+): Promise<string> {
   host.model.push(
     toolCallTurn([
       { id: `call_${randomUUID()}`, name: 'run_command', arguments: JSON.stringify(input) },
@@ -38,6 +43,7 @@ async function propose(host: FaultHost, input: { command: string; cwd?: string }
   const result = await host.channel.call('run.submit', {
     commandId: randomUUID(),
     input: { text: `run ${input.command}` },
+    ...(isolation === undefined ? {} : { isolation }),
   });
   return String(result['runId']);
 }
@@ -115,6 +121,37 @@ async function addRule(host: FaultHost, approval: Pending, commandId = randomUUI
 }
 
 describe('a rule added from the app', () => {
+  it("added in a run's own worktree, is the workspace's: it holds in the checkout and in the next worktree", async () => {
+    // Every command in a worktree asks here, so the card offers its rule.
+    await using host = await startFaultHost({ config: { policy: { worktree: 'ask' } } });
+    const repository = host.host.workspace;
+    const git = (...args: string[]) => execFileSync('git', ['-C', repository, ...args]);
+    git('init', '--quiet', '--initial-branch=main');
+    git('-c', 'user.name=User', '-c', 'user.email=user@example.com', 'add', '.');
+    git('-c', 'user.name=User', '-c', 'user.email=user@example.com', 'commit', '-qm', 'first');
+    const command = 'wc -l README.md';
+
+    const inWorktree = await propose(host, { command }, 'worktree');
+    const first = await outcome(host, inWorktree);
+    if (first === 'ran') throw new Error(`${command} ran without asking in a worktree`);
+    const added = await addRule(host, first);
+    expect(await outcome(host, inWorktree)).toBe('ran');
+    const ruleId = String(added['ruleId']);
+    const event = host.events().find((each) => each.type === 'policy.rule_added');
+    expect(event?.payload).toMatchObject({ ruleId, workspace: repository });
+
+    const inCheckout = await propose(host, { command }, 'none');
+    expect(await outcome(host, inCheckout)).toBe('ran');
+    expect(allowedByOf(host, inCheckout)).toMatchObject({ allowedBy: { ruleId } });
+    const nextWorktree = await propose(host, { command }, 'worktree');
+    expect(await outcome(host, nextWorktree)).toBe('ran');
+    expect(allowedByOf(host, nextWorktree)).toMatchObject({ allowedBy: { ruleId } });
+    const listed = await host.channel.call('policy.rules');
+    expect(listed['rules']).toEqual(
+      expect.arrayContaining([expect.objectContaining({ id: ruleId, workspace: repository })]),
+    );
+  }, 90_000);
+
   it('allows the next identical call and nothing wider, survives a restart, and is removable', async () => {
     await using host = await startFaultHost();
     mkdirSync(join(host.host.workspace, 'src'));
