@@ -1,7 +1,8 @@
-// attack3: a `policy.rule_add` in flight when its device is revoked. addRule checks the
-// rule again with an await (policy reads the files) before its transaction; a revocation
-// committed meanwhile removed the device's rules, and the add then stored one more, by the
-// revoked device, which kept deciding what runs unasked.
+// A `policy.rule_add` in flight when its device is revoked. addRule checks the rule again
+// with an await (policy reads the files) before its transaction; a revocation committed
+// meanwhile removed the device's rules, and the add then stored one more, by the revoked
+// device, which kept deciding what runs unasked. The policy below holds the add at that
+// await until the revocation has committed: the interleaving is fixed, not timed.
 import { describe, expect, it } from 'vitest';
 import { decidePolicy, PolicyConfig } from '../../host/policy/index.js';
 import type { PolicyDecision } from '../../host/policy/index.js';
@@ -21,6 +22,8 @@ const policy = PolicyConfig.parse({});
 describe('a rule added while its device is revoked', () => {
   it('is not stored once the revocation has committed', async () => {
     let gate: Promise<void> | null = null;
+    let reachedGate = () => {};
+    const atGate = new Promise<void>((resolve) => (reachedGate = resolve));
     await using harness = await startHarness({
       runtime: {
         tools: [
@@ -35,7 +38,10 @@ describe('a rule added while its device is revoked', () => {
             sandbox: machineSandboxStatus,
             addedRules,
           });
-          if (gate !== null) await gate;
+          if (gate !== null) {
+            reachedGate();
+            await gate;
+          }
           return decision;
         },
       },
@@ -77,13 +83,18 @@ describe('a rule added while its device is revoked', () => {
       },
       VICTIM,
     );
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    // The add is inside its policy check; the revocation commits now.
+    await atGate;
     runtime.revokeDevice({ commandId: commandId(), deviceId: VICTIM }, OTHER);
     gate = null;
     release();
-    await adding.catch(() => undefined);
+    await expect(adding).rejects.toMatchObject({
+      code: 'device_revoked',
+      message: 'this device was revoked; it adds no rule',
+    });
     await runtime.whenIdle();
 
     expect(store.allowRules.active().filter((rule) => rule.addedBy === VICTIM)).toEqual([]);
+    expect(store.tools.getApproval(approval.id)?.state).not.toBe('approved');
   });
 });
