@@ -2,7 +2,8 @@
  * A model exploring a workspace with find_files and search_files through the real runtime,
  * policy and scripted model server: no approval is asked, the model sees the results, and
  * a pattern that backtracks without end ends at the deadline while the host keeps
- * answering.
+ * answering. The two have a run each: the ordinary searches keep the default deadline, so
+ * a busy machine cannot make them hit the short one the runaway pattern is given.
  */
 import { writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
@@ -11,7 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { compileReadProtection, decidePolicy, PolicyConfig } from '../../host/policy/index.js';
 import { createSearchTools, readOnlyTools } from '../../host/tools/index.js';
 import { textTurn, toolCallTurn } from '../support/scripted-model-server.js';
-import { commandId, startHarness } from './harness.js';
+import { commandId, startHarness, type Harness } from './harness.js';
 import { SANDBOXED } from '../support/sandbox.js';
 
 const policy = PolicyConfig.parse({});
@@ -21,8 +22,55 @@ const searchTools = (deadlineMs?: number) =>
     ...(deadlineMs === undefined ? {} : { deadlineMs }),
   });
 
+/** The tool results the model was sent in its second request. */
+function toolResultsSeen(harness: Harness): string[] {
+  return harness.model
+    .chatBodies()[1]!
+    .messages.flatMap((message) => (message.role === 'tool' ? [String(message['content'])] : []));
+}
+
 describe('the search tools in a run', () => {
-  it('run unasked, hand the model their results, and a runaway pattern stops at the deadline', async () => {
+  it('run unasked and hand the model their results', async () => {
+    // The default deadline: an ordinary search must not race a short one on a busy machine.
+    await using harness = await startHarness({
+      runtime: {
+        tools: [...readOnlyTools, ...searchTools()],
+        policy: (call, workspace) =>
+          decidePolicy(call, { workspace, policy, homedir: homedir(), sandbox: SANDBOXED }),
+      },
+    });
+    writeFileSync(join(harness.workspace, '.env'), 'console=secret\n');
+    writeFileSync(join(harness.workspace, 'src', 'other.ts'), 'export const other = 1;\n');
+    harness.model.push(
+      toolCallTurn([
+        { id: 'find', name: 'find_files', arguments: '{"glob":"*.ts"}' },
+        { id: 'search', name: 'search_files', arguments: '{"pattern":"console"}' },
+      ]),
+      textTurn('explored'),
+    );
+    const { runId } = harness.runtime.submit(
+      { commandId: commandId(), input: { text: 'explore' } },
+      'dev',
+    );
+    await harness.runtime.whenIdle();
+
+    const run = harness.runtime.getRun(runId);
+    expect(run.run.state).toBe('succeeded');
+    expect(run.approvals).toEqual([]);
+    expect(run.toolCalls.map((call) => [call.name, call.state])).toEqual([
+      ['find_files', 'succeeded'],
+      ['search_files', 'succeeded'],
+    ]);
+    const seen = toolResultsSeen(harness);
+    expect(seen[0]).toBe(
+      'find_files "*.ts" in .: 2 files match (3 files in 2 folders looked at)\nsrc/main.ts\nsrc/other.ts\nskipped: 1 protected',
+    );
+    expect(seen[1]).toMatch(/^search_files \/console\/i in \.: 1 matching line in 1 file;/);
+    expect(seen[1]).toContain('\nsrc/main.ts:1: console.log("hi");\n');
+    expect(seen[1]).not.toContain('secret');
+  });
+
+  it('stop a runaway pattern at the deadline while the host keeps answering', async () => {
     await using harness = await startHarness({
       runtime: {
         tools: [...readOnlyTools, ...searchTools(500)],
@@ -30,12 +78,9 @@ describe('the search tools in a run', () => {
           decidePolicy(call, { workspace, policy, homedir: homedir(), sandbox: SANDBOXED }),
       },
     });
-    writeFileSync(join(harness.workspace, '.env'), 'console=secret\n');
     writeFileSync(join(harness.workspace, 'src', 'evil.ts'), `${'a'.repeat(40)}!\n`);
     harness.model.push(
       toolCallTurn([
-        { id: 'find', name: 'find_files', arguments: '{"glob":"*.ts"}' },
-        { id: 'search', name: 'search_files', arguments: '{"pattern":"console"}' },
         { id: 'evil', name: 'search_files', arguments: '{"pattern":"^(a+)+$","path":"src"}' },
       ]),
       textTurn('explored'),
@@ -53,25 +98,11 @@ describe('the search tools in a run', () => {
     await harness.runtime.whenIdle();
     clearInterval(asking);
 
-    const run = harness.runtime.getRun(runId);
-    expect(run.run.state).toBe('succeeded');
-    expect(run.approvals).toEqual([]);
-    expect(run.toolCalls.map((call) => [call.name, call.state])).toEqual([
-      ['find_files', 'succeeded'],
-      ['search_files', 'succeeded'],
-      ['search_files', 'succeeded'],
+    expect(harness.runtime.getRun(runId).toolCalls.map((call) => call.state)).toEqual([
+      'succeeded',
     ]);
     expect(answered).toBeGreaterThan(10);
-    const seen = harness.model
-      .chatBodies()[1]!
-      .messages.flatMap((message) => (message.role === 'tool' ? [String(message['content'])] : []));
-    expect(seen[0]).toBe(
-      'find_files "*.ts" in .: 2 files match (3 files in 2 folders looked at)\nsrc/evil.ts\nsrc/main.ts\nskipped: 1 protected',
-    );
-    expect(seen[1]).toMatch(/^search_files \/console\/i in \.: 1 matching line in 1 file;/);
-    expect(seen[1]).toContain('\nsrc/main.ts:1: console.log("hi");\n');
-    expect(seen[1]).not.toContain('secret');
-    expect(seen[2]).toContain(
+    expect(toolResultsSeen(harness)[0]).toContain(
       '\nINCOMPLETE: stopped at the 500 ms deadline while matching src/evil.ts;',
     );
   });
