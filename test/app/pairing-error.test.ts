@@ -1,7 +1,7 @@
 /**
  * Issue 24: the pairing screen tells a used link from an expired one (and a void or
  * unknown one), from the refusal the host sends (protocol/pair-refusal.ts; the host's
- * side is in test/server/handshake-failures.test.ts and test/cli/issue-24-pair.test.ts).
+ * side is in test/server/handshake-failures.test.ts and test/cli/pair-stopped-and-origin.test.ts).
  */
 import { describe, expect, it } from 'vitest';
 import { PAIR_REFUSALS, TetherError } from '../../protocol/index.js';

@@ -216,8 +216,8 @@ describe('mcp secrets and environment', () => {
   });
 });
 
-// attack3: names isSecretFieldName misses, and credentials inside a URL.
-describe('attack3: plain MCP secrets the logger rule missed', () => {
+// Names isSecretFieldName misses, and credentials inside a URL.
+describe('plain MCP secrets the logger rule missed', () => {
   it('masks GH_PAT, OPENAI_KEY, PGPASSWORD, X-Auth, Cookie and a URL password, not MODE', async () => {
     const config = McpConfig.parse({
       servers: {

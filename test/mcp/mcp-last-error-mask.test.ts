@@ -1,5 +1,5 @@
 /**
- * attack3: an MCP server's error reaches remotes as `lastError` (host.info mcpServers),
+ * An MCP server's error reaches remotes as `lastError` (host.info mcpServers),
  * which no redaction pass sees: the logger masks its own lines only. A server (or whoever
  * answers at its URL) that echoes the token it was sent put it in front of every remote.
  */

@@ -16,7 +16,7 @@ let device: PairedHost;
 
 beforeAll(async () => {
   // Every frame must reach the parser, so the handshake rate limits (tested on their own
-  // in issue-11-handshake-rate) are out of the way here: 10,000 frames in seconds.
+  // in handshake-rate) are out of the way here: 10,000 frames in seconds.
   const plenty = { burst: 100_000, perMinute: 100_000 };
   harness = await startLimitedHost({
     channelLimits: { handshakesPerAddress: plenty, hellosPerDevice: plenty },

@@ -1,15 +1,26 @@
 /**
- * Security review of rules added from the app: calls whose exact re-run could run code
- * the workspace (or a file the model wrote) supplies must not be offered a rule, nor be
- * allowed by one. macOS finds `Python3` as python3 (APFS ignores case), and versioned
- * interpreters (`python3.12`) are the same programs; git pointed at a nested or bare
- * repository with -C or --git-dir reads that repository's config (core.fsmonitor runs a
- * program), which the cwd check alone does not see.
+ * Rules added from the app ("Allow like this from now on", docs/policy.md): a call whose
+ * exact re-run could do what a file the model can write, or a program the rule names,
+ * decides is never offered a rule, and no rule added for it allows it.
+ * - Interpreters under other names: macOS finds `Python3` as python3 (APFS ignores
+ *   case), and versioned interpreters (`python3.12`) are the same programs.
+ * - git pointed at a nested or bare repository with -C or --git-dir reads that
+ *   repository's config (core.fsmonitor runs a program), which the cwd check alone does
+ *   not see; `git config core.fsmonitor ./x` (core.hooksPath, include.path) writes
+ *   .git/config, naming a program the next `git status` runs.
+ * - `curl -K x.cfg` / `wget -i x.cfg`: the config names what it writes (`output =
+ *   .git/config`) and uploads (`upload-file = .env`).
+ * - `git rebase -x ./x`, `git bisect run ./x`, `git difftool -x ./x`, `git submodule
+ *   foreach ./x`, `git grep -O ./x`, `git clone -u ./x`, `sort --compress-program ./x`,
+ *   `man -P ./x`, `sftp -S ./x`, `sftp -F x.cfg` (ProxyCommand): run the script named,
+ *   whose text the model rewrites after the rule is added.
+ * - Archives and patches: what they write is named inside them, `.git/hooks` too.
  */
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decidePolicy, PolicyConfig } from '../../host/policy/index.js';
 import type { AddedRule, PolicyDecision } from '../../host/policy/index.js';
+import { allowRuleWarnings } from '../../host/policy/command-risk.js';
 import { tempDir, type TempDir } from '../support/temp-dir.js';
 import { makeRuleWorkspace } from './rule-oracle.js';
 import { SANDBOXED } from '../support/sandbox.js';
@@ -19,7 +30,7 @@ let temp: TempDir;
 let workspace: string;
 
 beforeAll(async () => {
-  temp = tempDir('tether-added-rules-review-');
+  temp = tempDir('tether-rules-never-offered-');
   workspace = await makeRuleWorkspace(temp.path);
 });
 afterAll(() => temp.remove());
@@ -36,7 +47,7 @@ function decide(command: string, added: readonly AddedRule[] = []): Promise<Poli
 
 function added(command: string): AddedRule {
   return {
-    id: 'rul_review',
+    id: 'rul_never',
     words: command.split(' '),
     deviceId: 'dev',
     deviceName: 'Test iPhone',
@@ -44,7 +55,7 @@ function added(command: string): AddedRule {
   };
 }
 
-describe('no rule is offered, and none allows, a call that may run code the workspace supplies', () => {
+describe('no rule is offered, and none allows, a call whose effect a file or a named program decides', () => {
   it.each([
     'Python3 x.py',
     'NODE x.js',
@@ -75,6 +86,40 @@ describe('no rule is offered, and none allows, a call that may run code the work
     'cpio -i',
     'pax -r -f x.pax',
     'patch -i x.diff',
+    'curl -K x.cfg',
+    'curl --config x.cfg',
+    'wget -i x.cfg',
+    'wget --config x.cfg',
+    'git config core.fsmonitor ./evil',
+    'git config core.hooksPath src',
+    'git config include.path x.cfg',
+    'git config --global core.hooksPath src',
+    'git rebase -x ./evil main',
+    'git bisect run ./evil',
+    'git difftool -x ./evil',
+    'git difftool --extcmd ./evil',
+    'git submodule foreach ./evil',
+    'git filter-branch --tree-filter ./evil',
+    'git grep -O ./evil x',
+    'git grep --open-files-in-pager ./evil x',
+    'git clone -u ./evil x.bundle d',
+    'git send-email --smtp-server ./evil x.mbox',
+    'sort --compress-program ./evil x.txt',
+    'man -P ./evil ls',
+    'sftp -S ./evil host',
+    'sftp -F x.cfg host',
+    'git Config core.hooksPath src',
+    'git-config core.hooksPath src',
+    'security find-generic-password -a tether-host -s x -w',
+    'security dump-keychain',
+    'defaults write com.apple.x y',
+    'gh auth token',
+    'xar -xf x.xar',
+    'aa extract -i x.aar',
+    'ar -x x.a',
+    'uudecode -s x.uu',
+    'pkgutil --expand x.pkg d',
+    'rsync -a --files-from x.txt src docs',
   ])('%s', async (command) => {
     const decision = await decide(command);
     expect(decision.decision).toBe('ask');
@@ -105,5 +150,18 @@ describe('no rule is offered, and none allows, a call that may run code the work
   it('still offers a rule for git -C naming a plain folder', async () => {
     const decision = await decide('git -C src status');
     expect(decision.proposal).toMatchObject({ offered: true });
+  });
+
+  it('still offers git status, git rebase main and sort -u', async () => {
+    for (const command of ['git status', 'git rebase main', 'sort -u docs/guide.md']) {
+      expect((await decide(command)).proposal, command).toMatchObject({ offered: true });
+    }
+  });
+
+  it('warns of a config rule for git config', () => {
+    const policy = PolicyConfig.parse({
+      commands: { allow: [['git', 'config', 'core.hooksPath', 'src']] },
+    });
+    expect(allowRuleWarnings(policy, true)).toHaveLength(1);
   });
 });
