@@ -1,11 +1,11 @@
-// Lint: type-aware rules from STYLE.md, and the layer direction of ARCHITECTURE.md.
+// Lint: type-aware rules from docs/style.md, and the layer direction of docs/architecture.md.
 import { builtinModules } from 'node:module';
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 const nodeBuiltins = {
   regex: `^(node:.*|${builtinModules.filter((name) => !name.startsWith('_')).join('|')})(/.*)?$`,
-  message: 'This layer runs in the browser too: no Node built-ins (ARCHITECTURE.md).',
+  message: 'This layer runs in the browser too: no Node built-ins (docs/architecture.md).',
 };
 
 /** Imports a layer may not make, as regexes over the import specifier. */
@@ -16,7 +16,7 @@ function forbid(layers, message) {
 /** Tests import a folder's testing.ts (names only tests use); production code never does. */
 const noTesting = {
   regex: '(^|/)testing(\\.js)?$',
-  message: 'testing modules are for tests only (STYLE.md: one index.ts as the public face).',
+  message: 'testing modules are for tests only (docs/style.md: one index.ts as the public face).',
 };
 
 /** What all of host/ may not import. */
@@ -50,7 +50,7 @@ export default tseslint.config(
         {
           selector:
             'TSAsExpression[expression.callee.object.name="JSON"][expression.callee.property.name="parse"]:not([typeAnnotation.type="TSUnknownKeyword"])',
-          message: 'Validate parsed JSON with a zod schema instead of casting it (STYLE.md).',
+          message: 'Validate parsed JSON with a zod schema instead of casting it (docs/style.md).',
         },
       ],
     },

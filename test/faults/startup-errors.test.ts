@@ -235,7 +235,7 @@ describe('tether start refuses bad input and changes nothing', () => {
     expect(eventTypes()).toEqual(['host.started', 'host.stopping']);
   }, 60_000);
 
-  it('a missing data directory: made (0700) as ARCHITECTURE.md says, and the start says it is new', async () => {
+  it('a missing data directory: made (0700) as docs/architecture.md says, and the start says it is new', async () => {
     const fresh = join(root, 'not', 'there', 'yet');
     data = fresh;
     const first = await runningHost();

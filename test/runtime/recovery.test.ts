@@ -76,7 +76,7 @@ function leaveRun(store: Store, state: RunState, calls: ToolCallState[] = []): s
 }
 
 describe('recovery at start', () => {
-  it('settles each state where ARCHITECTURE.md says, each change an event', async () => {
+  it('settles each state where docs/architecture.md says, each change an event', async () => {
     await using harness = await startHarness({ start: false });
     const { store } = harness;
     const running = leaveRun(store, 'running', ['succeeded', 'running', 'ready']);
