@@ -10,10 +10,10 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { textTurn, toolCallTurn } from '../support/scripted-model-server.js';
 import { startAppHost, type AppHost } from './support/app-host.js';
-import { byTestId, pageErrors, pairDevice, submitTask, visible } from './support/app-page.js';
+import { byTestId, openSubmitForm, pageErrors, pairDevice, visible } from './support/app-page.js';
 import { until } from '../support/wait.js';
 import { IPHONE, launchChromium, openDevice, type Device } from './support/chromium.js';
-import { readStore, storeEvents, storeToolCalls } from './support/store-reader.js';
+import { readStore, storeEvents, storeRuns, storeToolCalls } from './support/store-reader.js';
 
 const FAULT_LINE = 'fault point tool-spawned reached: killing';
 
@@ -47,12 +47,17 @@ describe('a run the host died in', () => {
     app.model.push(
       toolCallTurn([{ id: 'call_tidy', name: 'run_command', arguments: '{"command":"sleep 30"}' }]),
     );
-    const runId = await submitTask(page, 'Tidy up the build folder');
+    // Sent, not awaited: the host may die before its answer leaves, and then the page gets
+    // it (its outbox resends, deduplicated) only from the restarted host.
+    await openSubmitForm(page, 'Tidy up the build folder');
+    await byTestId(page, 'submit-button').click();
     await until(
       'the fault point to kill the host',
       () => app.host.output(),
       (output) => output.includes(FAULT_LINE),
     );
+    const [submitted] = storeRuns(app.dataDir);
+    const runId = submitted!.id;
     for (const name of Object.keys(faults)) delete faults[name];
     await app.host.restart();
 
