@@ -88,8 +88,8 @@ export {
   RunChanges,
 } from './run-changes.js';
 export { TokenUsage } from './usage.js';
+export { IntegrateAction } from './worktree-args.js';
 export {
-  IntegrateAction,
   IntegrateResult,
   RunIntegrated,
   RunResult,

@@ -20,8 +20,7 @@ import {
 } from './records.js';
 import { CommandId, DeviceName, Digest, Millis, OpaqueId, PeerId, Seq } from './primitives.js';
 import { PushSubscription, SubscribablePushKind } from './push.js';
-import { RunChanges } from './run-changes.js';
-import { GitObjectId, IntegrateAction, Isolation } from './worktree.js';
+import { GitObjectId, IntegrateAction, Isolation } from './worktree-args.js';
 import { TokenUsage } from './usage.js';
 import { RunState } from './states.js';
 
@@ -242,7 +241,8 @@ export const OPS = {
   'run.changes': {
     command: false,
     args: z.strictObject({ runId: OpaqueId }),
-    result: RunChanges,
+    /** `RunChanges` of protocol/run-changes.ts: parsed where it is shown (first load). */
+    result: z.looseObject({}),
   },
   'run.usage': {
     command: false,

@@ -5,20 +5,9 @@
  */
 import { z } from 'zod/mini';
 import { Millis } from './primitives.js';
-
-/** A git object id: 40 hex digits (SHA-1 repositories) or 64 (SHA-256). */
-export const GitObjectId = z
-  .string()
-  .check(z.regex(/^(?:[0-9a-f]{40}|[0-9a-f]{64})$/, 'expected 40 or 64 hex digits'));
+import { GitObjectId, IntegrateAction } from './worktree-args.js';
 
 const Count = z.int().check(z.nonnegative());
-
-/**
- * Where a session's runs work: the workspace itself, or a worktree of it on a branch of
- * its own (`run.submit`'s `isolation`; a workspace's default in `host.info`).
- */
-export const Isolation = z.enum(['none', 'worktree']);
-export type Isolation = z.infer<typeof Isolation>;
 
 /**
  * What became of a session's worktree: `active` while runs may work in it; `merged`,
@@ -26,15 +15,19 @@ export type Isolation = z.infer<typeof Isolation>;
  */
 const WorktreeState = z.enum(['active', 'merged', 'kept', 'discarded']);
 
-/** One file the branch changed since its base. */
-const WorktreeFile = z.looseObject({
+/**
+ * One file the branch changed since its base. Its fields spread (not `z.extend`, whose code
+ * would join the app's first load: zod's modules are in it).
+ */
+const WORKTREE_FILE = {
   path: z.string(),
   status: z.enum(['added', 'modified', 'deleted', 'renamed', 'copied']),
   from: z.optional(z.string()),
   additions: Count,
   deletions: Count,
   binary: z.boolean(),
-});
+};
+const WorktreeFile = z.looseObject(WORKTREE_FILE);
 
 const WorktreeStat = z.looseObject({ files: Count, additions: Count, deletions: Count });
 
@@ -63,10 +56,6 @@ export const SessionWorktree = z.looseObject({
   treeDigest: z.nullable(GitObjectId),
 });
 export type SessionWorktree = z.infer<typeof SessionWorktree>;
-
-/** The answer to a review: merge into the checkout's branch, keep the branch, or discard. */
-export const IntegrateAction = z.enum(['merge', 'keep', 'discard']);
-export type IntegrateAction = z.infer<typeof IntegrateAction>;
 
 /** `run.integrate`'s answer: the state it left, and what a merge made. */
 export const IntegrateResult = z.looseObject({
@@ -103,7 +92,11 @@ export const RunReview = z.looseObject({
   /** Whether a run of the session is still working: no answer is taken until it ends. */
   busy: z.boolean(),
   files: z.array(
-    z.extend(WorktreeFile, { diff: z.optional(z.string()), diffCut: z.optional(z.boolean()) }),
+    z.looseObject({
+      ...WORKTREE_FILE,
+      diff: z.optional(z.string()),
+      diffCut: z.optional(z.boolean()),
+    }),
   ),
   stat: WorktreeStat,
   at: Millis,

@@ -5,6 +5,7 @@ import {
   TetherError,
   type OpArgs,
   type OpResult,
+  type RunChanges,
   type RunGetResult,
   type ToolAccessKind,
   type UnscopedSnapshot,
@@ -70,7 +71,7 @@ export class RunQueries {
   }
 
   /** The files the run's writes changed and the commands it started. */
-  changes(runId: string): OpResult<'run.changes'> {
+  changes(runId: string): RunChanges {
     const { store } = this;
     return store.read(() => {
       if (store.runs.getRun(runId) === undefined) {

@@ -8,6 +8,7 @@ import type {
   McpServerInfo,
   OpArgs,
   OpResult,
+  RunChanges,
   RunGetResult,
   RunReview,
 } from '../../protocol/index.js';
@@ -326,7 +327,7 @@ export class Runtime {
     return this.queries.listRuns(args);
   }
 
-  runChanges(runId: string): OpResult<'run.changes'> {
+  runChanges(runId: string): RunChanges {
     return this.queries.changes(runId);
   }
 

@@ -3,7 +3,12 @@
  * file with its writes and their diffs, each command with how it ended, and the run's
  * token usage. Everything the host sent is shown escaped.
  */
-import type { CommandRun, FileWrite, OpResult } from '../../protocol/index.js';
+import {
+  type CommandRun,
+  type FileWrite,
+  type OpResult,
+  RunChanges,
+} from '../../protocol/index.js';
 import { parseCommandArgs } from '../../common/cli/index.js';
 import { costText, usageText, visibleText } from '../client/index.js';
 import { clip } from './format.js';
@@ -32,7 +37,9 @@ export async function changesCommand(argv: readonly string[], ctx: RemoteContext
   }
   const runId = positionals[0]!;
   const { changes, usage } = await withHost(ctx, values, async (connection) => ({
-    changes: await connection.request('run.changes', { runId }, { signal: ctx.signal }),
+    changes: RunChanges.parse(
+      await connection.request('run.changes', { runId }, { signal: ctx.signal }),
+    ),
     usage: await connection.request('run.usage', { runId }, { signal: ctx.signal }),
   }));
   if (values.json === true) {
@@ -43,7 +50,7 @@ export async function changesCommand(argv: readonly string[], ctx: RemoteContext
   return 0;
 }
 
-function changesText(changes: OpResult<'run.changes'>, usage: OpResult<'run.usage'>): string {
+function changesText(changes: RunChanges, usage: OpResult<'run.usage'>): string {
   const lines: string[] = [];
   if (changes.files.length === 0) lines.push('No files written.');
   for (const file of changes.files) {

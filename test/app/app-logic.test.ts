@@ -6,9 +6,8 @@ import { appBanner, sendsNow } from '../../remote/app/src/logic/connection-view.
 import { pairingDevice } from '../../remote/app/src/logic/device-name.js';
 import { diffLines } from '../../remote/app/src/logic/diff-lines.js';
 import { pairLinkAt, parseRoute, routeHash } from '../../remote/app/src/logic/route.js';
+import { currentRetry, isSessionIdle } from '../../remote/app/src/logic/run-screen-view.js';
 import {
-  currentRetry,
-  isSessionIdle,
   listedRuns,
   mayHaveOlderRuns,
   SNAPSHOT_RECENT_RUNS,

@@ -9,7 +9,13 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { OPS, type Event, type HostMessage, type OpResult } from '../../protocol/index.js';
+import {
+  OPS,
+  RunChanges,
+  type Event,
+  type HostMessage,
+  type OpResult,
+} from '../../protocol/index.js';
 import { startHostProcess, type HostProcess } from '../support/host-process.js';
 import { RawChannel, pairDevice } from '../support/raw-channel.js';
 import {
@@ -130,7 +136,7 @@ afterAll(async () => {
 
 describe('run.changes', () => {
   it('lists both files with their diffs and digests, and the command with its exit status', async () => {
-    const changes = await call('run.changes', { runId });
+    const changes = RunChanges.parse(await channel.call('run.changes', { runId }));
     expect(changes.runId).toBe(runId);
     expect(changes.files.map((file) => file.path)).toEqual(['notes.txt', 'README.md']);
     const [notes, readme] = changes.files;

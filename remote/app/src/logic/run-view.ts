@@ -1,15 +1,8 @@
 /**
- * What the runs list and the run screen derive from a host's state: order, whether a
- * session is free, the retry notice, plain-words explanations.
+ * What the runs list derives from a host's state: order, whether older runs may exist,
+ * state labels, times in words. (The run screen's own: logic/run-screen-view.ts.)
  */
-import {
-  type Event,
-  isActiveRunState,
-  isTerminalRunState,
-  type Run,
-  type RunState,
-} from '#protocol';
-import type { HostState } from '#client';
+import { isActiveRunState, isTerminalRunState, type Run, type RunState } from '#protocol';
 
 /** Active runs first (running, waiting, cancelling, then queued), newest first within each. */
 export function sortRuns(runs: readonly Run[]): Run[] {
@@ -45,43 +38,6 @@ export function mayHaveOlderRuns(
   return final >= SNAPSHOT_RECENT_RUNS;
 }
 
-/**
- * Whether the run's session is free for a follow-up: its `session.idle` arrived, or it
- * is final and never held the session (cancelled while queued), or the session record
- * says another run (or none) holds it.
- */
-export function isSessionIdle(state: HostState, runId: string): boolean {
-  const run = state.runs[runId];
-  if (run === undefined || !isTerminalRunState(run.state)) return false;
-  const timeline = state.timelines[runId] ?? [];
-  if (timeline.some((event) => event.type === 'session.idle')) return true;
-  if (run.startedAt === null) return true;
-  // Only a run seen finishing here waits for its session.idle event.
-  if (timeline.some((event) => event.type === 'run.finished')) return false;
-  const session = state.sessions[run.sessionId];
-  return session === undefined || session.activeRunId !== runId;
-}
-
-/**
- * The model retry to show: the last one since the last completed message, while the run
- * is not final (a run that failed after its last retry is no longer retrying).
- */
-export function currentRetry(
-  run: Run,
-  timeline: readonly Event[],
-): { attempt: number; maxAttempts: number; reason: string } | undefined {
-  if (isTerminalRunState(run.state)) return undefined;
-  for (let i = timeline.length - 1; i >= 0; i--) {
-    const event = timeline[i]!;
-    if (event.type === 'message.completed') return undefined;
-    if (event.type === 'model.retry') {
-      const { attempt, maxAttempts, reason } = event.payload;
-      return { attempt, maxAttempts, reason };
-    }
-  }
-  return undefined;
-}
-
 /** A run state as a short label. */
 export const RUN_STATE_LABELS: Record<RunState, string> = {
   queued: 'queued',
@@ -103,11 +59,4 @@ export function ago(at: number, now: number): string {
   const hours = Math.round(minutes / 60);
   if (hours < 24) return `${hours} h ago`;
   return new Date(at).toLocaleDateString();
-}
-
-/** A byte count as "12 KB". */
-export function formatBytes(bytes: number): string {
-  if (bytes < 1024) return `${bytes} B`;
-  if (bytes < 1024 * 1024) return `${Math.round(bytes / 1024)} KB`;
-  return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
 }

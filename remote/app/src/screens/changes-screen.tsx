@@ -3,7 +3,7 @@
  * with every write's diff and digests, and each command it ran with how it ended and its
  * output on demand. Everything the host sent is shown escaped (shown-text.tsx).
  */
-import type { CommandRun, FileWrite, Run } from '#protocol';
+import { type CommandRun, type FileWrite, type Run, RunChanges } from '#protocol';
 import { inputText } from '#client';
 import { DiffView } from '../components/diff-view.js';
 import { ReadPager } from '../components/read-pager.js';
@@ -29,7 +29,12 @@ export function ChangesScreen({ hostId, runId }: { hostId: string; runId: string
 }
 
 function RunChangesView({ host, run }: { host: HostView; run: Run }) {
-  const { result: changes, error } = useRunFacts(host, run, 'run.changes');
+  const facts = useRunFacts(host, run, 'run.changes');
+  const parsed = facts.result === undefined ? undefined : RunChanges.safeParse(facts.result);
+  const changes = parsed?.success === true ? parsed.data : undefined;
+  const error =
+    facts.error ??
+    (parsed?.success === false ? 'the host answered with changes this app cannot read' : undefined);
   return (
     <main
       class="screen changes"

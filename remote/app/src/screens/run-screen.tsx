@@ -3,13 +3,7 @@
  * artifacts, and the actions its state allows (cancel, continue, follow-up).
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
-import {
-  type Artifact,
-  isTerminalRunState,
-  type Message,
-  type Run,
-  type ToolCall,
-} from '#protocol';
+import { type Artifact, isTerminalRunState, type Message, type Run } from '#protocol';
 import { costText, toolCallsOf, usageText } from '#client';
 import { ApprovalPill } from '../components/approval-pill.js';
 import { DiffView } from '../components/diff-view.js';
@@ -24,6 +18,7 @@ import { useFollowBottom } from '../hooks/use-follow-bottom.js';
 import { useRun } from '../hooks/use-run.js';
 import { useRunFacts } from '../hooks/use-run-facts.js';
 import { useSubmit } from '../hooks/use-submit.js';
+import { isChange } from '../logic/change-calls.js';
 import { looksLikeDiff } from '../logic/diff-lines.js';
 import {
   groupApprovals,
@@ -33,7 +28,7 @@ import {
   timelineItems,
 } from '../logic/run-timeline.js';
 import { routeHash } from '../logic/route.js';
-import { currentRetry, formatBytes, isSessionIdle } from '../logic/run-view.js';
+import { currentRetry, formatBytes, isSessionIdle } from '../logic/run-screen-view.js';
 import { hostOf, useAppView } from '../state/app-context.js';
 import type { HostView } from '../state/app-view.js';
 import { navigate } from '../state/route-hook.js';
@@ -176,27 +171,6 @@ function RunView({ host, run }: { host: HostView; run: Run }) {
       </div>
     </main>
   );
-}
-
-/**
- * Whether the Changes screen lists the call (host/runtime/run-changes.ts): a command once
- * started; a write that succeeded or may have written (a failed one wrote nothing).
- */
-/**
- * A call the changes view lists: a command that started, or a write that did or may have
- * happened, by what its tool declares (`access`); by name for a host before `access`.
- */
-function isChange(call: ToolCall): boolean {
-  const access =
-    call.access ??
-    (call.name === 'run_command'
-      ? 'command'
-      : call.name === 'write_file' || call.name === 'edit_file'
-        ? 'write'
-        : undefined);
-  if (access === 'command') return call.startedAt !== null;
-  if (access !== 'write') return false;
-  return call.state === 'succeeded' || call.state === 'running' || call.state === 'unknown';
 }
 
 /** The run's token usage as the host sums it, its cost estimate, and the way to its changes. */
