@@ -9,9 +9,17 @@ import { b64uBytes, Millis, OpaqueId, PeerId } from './primitives.js';
 /**
  * What a push is about. `approval`: a tool call waits for an answer. `run_failed`,
  * `run_interrupted`: any run ended so. `run_ended`: any end of a run this device submitted
- * (only when the subscription asks for it). `test`: `push.test`.
+ * (only when the subscription asks for it). `review`: a run in its own worktree committed
+ * changes on its branch, ready to review (docs/worktrees.md; a subscription that asked
+ * for `approval` gets it too). `test`: `push.test`.
  */
-const SUBSCRIBABLE_PUSH_KINDS = ['approval', 'run_failed', 'run_interrupted', 'run_ended'] as const;
+const SUBSCRIBABLE_PUSH_KINDS = [
+  'approval',
+  'run_failed',
+  'run_interrupted',
+  'run_ended',
+  'review',
+] as const;
 export const PushKind = z.enum([...SUBSCRIBABLE_PUSH_KINDS, 'test']);
 export type PushKind = z.infer<typeof PushKind>;
 
@@ -23,6 +31,7 @@ export const DEFAULT_PUSH_KINDS: readonly PushKind[] = [
   'approval',
   'run_failed',
   'run_interrupted',
+  'review',
 ];
 
 /**
@@ -47,7 +56,7 @@ export type DevicePush = z.infer<typeof DevicePush>;
 
 /**
  * The JSON the host encrypts into each push. `tag` is the same for every push about one
- * approval (or one run), so a notification replaces the earlier one rather than stacking;
+ * approval (or one run, or one worktree's branch), so a notification replaces the earlier one rather than stacking;
  * `title` and `body` are ready to show (`body` follows the host's `push.body` setting and
  * may be empty). The app opens `#/run/<hostId>/<runId>` on a click.
  */

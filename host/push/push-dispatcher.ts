@@ -20,12 +20,18 @@ import {
   type StoredPushSubscription,
 } from '../store/index.js';
 import { checkPushEndpoint } from './endpoint-policy.js';
-import { approvalPayload, runEndPayload, testPayload } from './push-payload.js';
+import { approvalPayload, reviewPayload, runEndPayload, testPayload } from './push-payload.js';
 import { sendPush } from './push-sender.js';
 import type { PushDispatcherOptions, PushHost, SendOutcome } from './types.js';
 
-/** Events that make or cancel pushes. */
-const PUSH_EVENTS = new Set(['tool.approval_requested', 'tool.approval_resolved', 'run.finished']);
+/** Events that make or cancel pushes: each one `pushesOf` has a case for. */
+const PUSH_EVENTS = new Set([
+  'tool.approval_requested',
+  'tool.approval_resolved',
+  'run.finished',
+  'run.result',
+  'run.integrated',
+]);
 /** How long a run's end is worth showing to a device that was offline. */
 const RUN_END_TTL_MS = 24 * 60 * 60 * 1000;
 /** Settled pushes are kept this long (to read what happened), then pruned at start. */
@@ -249,9 +255,62 @@ export class PushDispatcher {
           at,
         );
       }
+      case 'run.result':
+        return this.reviewPushes(event, at);
+      case 'run.integrated':
+        if (event.sessionId !== null) {
+          this.store.push.cancelReviews(
+            event.sessionId,
+            at,
+            'the branch was answered before its push went out',
+          );
+        }
+        return 0;
       default:
         return 0;
     }
+  }
+
+  /**
+   * "Ready to review" for a worktree run's result that committed changes, to each device
+   * that asked for `review` (or for `approval`: subscriptions made before `review`
+   * existed); a result that committed nothing new is not pushed. Skipped once the branch
+   * was answered (the host read the events after the answer).
+   */
+  private reviewPushes(event: Extract<Event, { type: 'run.result' }>, at: number): number {
+    const { runId, sessionId, payload } = event;
+    if (runId === null || sessionId === null || payload['committed'] !== true) return 0;
+    if (this.store.worktrees.get(sessionId)?.state !== 'active') return 0;
+    const run = this.store.runs.getRun(runId);
+    const stat = payload['stat'] as { files?: unknown } | undefined;
+    const push = reviewPayload(
+      this.host,
+      this.settings.body,
+      {
+        runId,
+        sessionId,
+        branch: String(payload['branch']),
+        files: typeof stat?.files === 'number' ? stat.files : 0,
+        workspace: this.store.runs.getSession(sessionId)?.workspace ?? null,
+        task: run?.input.text ?? '',
+      },
+      event.at,
+    );
+    return this.enqueueFor(
+      (subscription) =>
+        subscription.kinds.includes('review') || subscription.kinds.includes('approval'),
+      {
+        kind: 'review',
+        runId,
+        approvalId: null,
+        eventSeq: event.seq,
+        payloadJson: JSON.stringify(push),
+        urgency: 'normal',
+        topic: `review${sessionId.replace(/[^A-Za-z0-9_-]/g, '')}`.slice(0, 32),
+        expiresAt: event.at + RUN_END_TTL_MS,
+      },
+      at,
+    );
   }
 
   private enqueueFor(

@@ -99,6 +99,35 @@ export function runEndPayload(
   };
 }
 
+/**
+ * The push for a worktree run's committed `run.result`: its branch is ready to review.
+ * Tagged per branch (its session), so a follow-up's result replaces the notification.
+ */
+export function reviewPayload(
+  host: PushHost,
+  mode: PushBody,
+  result: {
+    runId: string;
+    sessionId: string;
+    branch: string;
+    files: number;
+    workspace: string | null;
+    task: string;
+  },
+  at: number,
+): PushPayload {
+  const where = result.workspace === null ? '' : ` in ${host.workspaceName(result.workspace)}`;
+  const changed = `${result.files} file${result.files === 1 ? '' : 's'} changed`;
+  const names = `${result.branch}${where}: ${changed}`;
+  return {
+    ...base(host, 'review', at),
+    runId: result.runId,
+    title: `Ready to review on ${host.hostName}`,
+    body: mode === 'none' ? '' : cut(mode === 'full' ? `${names}. ${result.task}` : names),
+    tag: `review:${host.hostId}:${result.sessionId}`,
+  };
+}
+
 /** The push `push.test` sends. */
 export function testPayload(host: PushHost, at: number): PushPayload {
   return {

@@ -335,6 +335,18 @@ export class PushRecords {
     ).run(why, at, approvalId).changes;
   }
 
+  /**
+   * Cancels the pending "ready to review" pushes of a session whose worktree was answered.
+   * Returns how many.
+   */
+  cancelReviews(sessionId: string, at: number, why: string): number {
+    return this.prepare(
+      `UPDATE push_deliveries SET state = 'cancelled', last_error = ?, finished_at = ?
+         WHERE kind = 'review' AND state = 'pending'
+           AND run_id IN (SELECT id FROM runs WHERE session_id = ?)`,
+    ).run(why, at, sessionId).changes;
+  }
+
   /** Forgets settled pushes finished before `before`. */
   pruneBefore(before: number): number {
     return this.prepare(

@@ -255,7 +255,7 @@ export const opSamples: Record<OpName, { args: object; result: object }> = {
         expirationTime: null,
         keys: { p256dh: `B${'A'.repeat(86)}`, auth: 'A'.repeat(22) },
       },
-      kinds: ['approval', 'run_ended'],
+      kinds: ['approval', 'run_ended', 'review'],
     },
     result: {},
   },
