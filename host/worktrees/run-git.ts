@@ -2,8 +2,10 @@
  * Running git for the host itself, outside any sandbox, on folders a run has written:
  * no hook runs (`core.hooksPath` is `/dev/null`: a run could have written the `.husky`
  * folder a relative hooks path names), no file-system monitor, no pager, no prompt, no
- * external diff or text conversion, and the repository always named by the host (never
- * found from a `.git` file the run could have rewritten).
+ * external diff or text conversion, no filter driver (a run's `.gitattributes` can name,
+ * for any file, a clean or smudge program the user's git config defines: git-lfs), and the
+ * repository always named by the host (never found from a `.git` file the run could have
+ * rewritten).
  */
 import { execFile, execFileSync } from 'node:child_process';
 
@@ -31,6 +33,12 @@ export interface GitOutput {
   code: number | null;
 }
 
+/** How a git command runs: extra environment, and a signal that stops it. */
+export interface GitOptions {
+  env?: Record<string, string>;
+  signal?: AbortSignal;
+}
+
 /** Where a git command runs: `git -C folder`, or an explicit git folder and work tree. */
 export type GitPlace = { folder: string } | { gitDir: string; workTree: string };
 
@@ -53,11 +61,64 @@ function gitEnvironment(extra: Record<string, string>): NodeJS.ProcessEnv {
   return { ...env, GIT_TERMINAL_PROMPT: '0', GIT_OPTIONAL_LOCKS: '0', LC_ALL: 'C', ...extra };
 }
 
-/** Runs git and resolves with its output, whatever its exit status. */
-export function runGit(
+/** The config question that lists the filter drivers git's config defines in a place. */
+const FILTER_SETTINGS: readonly string[] = [
+  'config',
+  '-z',
+  '--name-only',
+  '--get-regexp',
+  '^filter\\.',
+];
+
+/**
+ * Each filter driver `listing` (the answer to {@link FILTER_SETTINGS}) names, switched
+ * off for one command: no clean, smudge or process program, not required. As
+ * `GIT_CONFIG_*` variables, which win over every config file and, unlike `-c`, take a
+ * driver name holding an `=`; git passes them on to the git commands it starts itself.
+ */
+function filtersOff(listing: string): Record<string, string> {
+  const drivers = new Set(
+    listing
+      .split('\0')
+      .filter((name) => name.startsWith('filter.') && name.lastIndexOf('.') > 'filter'.length)
+      .map((name) => name.slice('filter.'.length, name.lastIndexOf('.'))),
+  );
+  const env: Record<string, string> = {};
+  let count = 0;
+  for (const driver of drivers) {
+    for (const [key, value] of [
+      ['clean', ''],
+      ['smudge', ''],
+      ['process', ''],
+      ['required', 'false'],
+    ] as const) {
+      env[`GIT_CONFIG_KEY_${count}`] = `filter.${driver}.${key}`;
+      env[`GIT_CONFIG_VALUE_${count}`] = value;
+      count += 1;
+    }
+  }
+  return count === 0 ? {} : { ...env, GIT_CONFIG_COUNT: String(count) };
+}
+
+/**
+ * Runs git and resolves with its output, whatever its exit status: first the config
+ * question that finds the filter drivers to switch off, then the command.
+ */
+export async function runGit(
   place: GitPlace,
   args: readonly string[],
-  options: { env?: Record<string, string>; signal?: AbortSignal } = {},
+  options: GitOptions = {},
+): Promise<GitOutput> {
+  const signal = options.signal === undefined ? {} : { signal: options.signal };
+  const listing = await execGit(place, FILTER_SETTINGS, signal);
+  const filters = listing.code === 0 ? filtersOff(listing.stdout) : {};
+  return execGit(place, args, { ...options, env: { ...filters, ...options.env } });
+}
+
+function execGit(
+  place: GitPlace,
+  args: readonly string[],
+  options: GitOptions,
 ): Promise<GitOutput> {
   return new Promise((resolve, reject) => {
     execFile(
@@ -91,7 +152,7 @@ export function runGit(
 export async function git(
   place: GitPlace,
   args: readonly string[],
-  options: { env?: Record<string, string>; signal?: AbortSignal } = {},
+  options: GitOptions = {},
 ): Promise<string> {
   const output = await runGit(place, args, options);
   if (output.code !== 0) throw new GitError(args, output);
@@ -100,9 +161,18 @@ export async function git(
 
 /** The same, synchronously: for the few quick questions asked inside a transaction. */
 export function gitSync(place: GitPlace, args: readonly string[]): GitOutput {
+  const listing = execGitSync(place, FILTER_SETTINGS, {});
+  return execGitSync(place, args, listing.code === 0 ? filtersOff(listing.stdout) : {});
+}
+
+function execGitSync(
+  place: GitPlace,
+  args: readonly string[],
+  env: Record<string, string>,
+): GitOutput {
   try {
     const stdout = execFileSync('git', [...HARDENED, ...placeArgs(place), ...args], {
-      env: gitEnvironment({}),
+      env: gitEnvironment(env),
       encoding: 'utf8',
       stdio: ['ignore', 'pipe', 'pipe'],
       timeout: 10_000,

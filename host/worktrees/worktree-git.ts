@@ -4,8 +4,8 @@
  * Every command is the host's own, hardened (run-git.ts); the run itself never moves a
  * branch: inside its sandbox git is read-only.
  */
-import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
-import { copyFile } from 'node:fs/promises';
+import { existsSync, mkdirSync, realpathSync, renameSync, rmSync } from 'node:fs';
+import { copyFile, readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { git, GitError, gitSync, runGit } from './run-git.js';
 import type { Worktree, WorktreeCommit, WorktreeFile, WorktreeSource } from './types.js';
@@ -82,7 +82,8 @@ export function freeBranch(repository: string, wanted: string): string {
 /**
  * Makes the worktree at `worktree.path` on its new branch from its base, or finds the one
  * made before (a host that stopped after git made it): idempotent. Returns its own git
- * folder (`<common>/worktrees/<name>`).
+ * folder (`<common>/worktrees/<name>`), found in the repository's common folder, never
+ * from the worktree's `.git`: the run could have made that name a repository of its own.
  */
 export async function createWorktree(worktree: Worktree): Promise<string> {
   const repository = { folder: worktree.repository };
@@ -108,11 +109,21 @@ export async function createWorktree(worktree: Worktree): Promise<string> {
         : ['worktree', 'add', '--quiet', '-b', worktree.branch, worktree.path, worktree.base],
     );
   }
-  return git({ folder: worktree.path }, [
-    'rev-parse',
-    '--path-format=absolute',
-    '--absolute-git-dir',
-  ]);
+  return worktreeGitDir(worktree);
+}
+
+/**
+ * The worktree's own git folder: the one in `<common>/worktrees/` whose `gitdir` (written
+ * by git, in a folder no run can write) names the worktree's `.git`.
+ */
+async function worktreeGitDir(worktree: Worktree): Promise<string> {
+  const folders = path.join(worktree.commonDir, 'worktrees');
+  const dotGit = path.join(realpathSync(worktree.path), '.git');
+  for (const name of await readdir(folders)) {
+    const named = await readFile(path.join(folders, name, 'gitdir'), 'utf8').catch(() => '');
+    if (path.resolve(folders, name, named.trim()) === dotGit) return path.join(folders, name);
+  }
+  throw new Error(`git has no record of the worktree ${worktree.path} in ${worktree.commonDir}`);
 }
 
 /** The folders of the repository's worktrees, as git lists them. */

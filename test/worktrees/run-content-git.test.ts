@@ -1,0 +1,143 @@
+/**
+ * What the files a run left in its worktree cannot make the host's own git do, against
+ * real repositories: run a filter program the user's git config defines, or be taken for
+ * the repository by a rewritten `.git`.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import {
+  changedFiles,
+  checkWorktreeSource,
+  commitWorktree,
+  createWorktree,
+  mergeIntoCheckout,
+  removeWorktree,
+  worktreeDiffs,
+} from '../../host/worktrees/index.js';
+import type { Worktree } from '../../host/worktrees/types.js';
+import { tempDir, type TempDir } from '../support/temp-dir.js';
+
+const AUTHOR = { name: 'Tether run run_test', email: 'tether@localhost' };
+
+function gitIn(folder: string, ...args: string[]): string {
+  return execFileSync('git', ['-C', folder, ...args], { encoding: 'utf8' }).trim();
+}
+
+let dir: TempDir;
+let home: string | undefined;
+beforeEach(() => {
+  dir = tempDir('tether-run-content-');
+  home = process.env['HOME'];
+  // The user's own global git config, as git finds it for the host.
+  process.env['HOME'] = path.join(dir.path, 'home');
+  mkdirSync(path.join(dir.path, 'home'));
+});
+afterEach(() => {
+  if (home === undefined) delete process.env['HOME'];
+  else process.env['HOME'] = home;
+  dir.remove();
+});
+
+/** A repository `name` with `files` committed on `main`, and a worktree of it not made yet. */
+function setUp(
+  files: Record<string, string>,
+  name = 'repo',
+): { repository: string; worktree: Worktree } {
+  const repository = path.join(dir.path, name);
+  mkdirSync(repository);
+  gitIn(repository, 'init', '--quiet', '--initial-branch=main');
+  gitIn(repository, 'config', 'user.email', 'user@example.com');
+  gitIn(repository, 'config', 'user.name', 'User');
+  for (const [name, text] of Object.entries(files)) {
+    writeFileSync(path.join(repository, name), text);
+  }
+  gitIn(repository, 'add', '.');
+  gitIn(repository, 'commit', '--quiet', '-m', 'first');
+  const checked = checkWorktreeSource(repository, undefined);
+  if (!checked.ok) throw new Error(checked.reason);
+  const worktree = {
+    ...checked.source,
+    path: path.join(dir.path, 'data', 'worktrees', `ses_${name}`),
+    branch: 'tether/abc12345',
+  };
+  return { repository, worktree };
+}
+
+/** A program that notes it ran in `ran-<name>` and passes its input through. */
+function notingProgram(name: string): string {
+  const program = path.join(dir.path, `${name}.sh`);
+  writeFileSync(program, `#!/bin/sh\ntouch '${dir.path}/ran-${name}'\ncat\n`, { mode: 0o755 });
+  return program;
+}
+
+function programsRan(): string[] {
+  return readdirSync(dir.path).filter((name) => name.startsWith('ran-'));
+}
+
+describe("a run's files given to the host's git", () => {
+  it("run no filter program of the user's git config, whatever .gitattributes names", async () => {
+    const { repository, worktree } = setUp({ 'README.md': 'hello\n' });
+    writeFileSync(
+      path.join(dir.path, 'home', '.gitconfig'),
+      [
+        '[filter "x"]',
+        `\tclean = ${notingProgram('clean')}`,
+        `\tsmudge = ${notingProgram('smudge')}`,
+        '[filter "lfs"]',
+        `\tprocess = ${notingProgram('process')}`,
+        '\trequired = true',
+        '',
+      ].join('\n'),
+    );
+    gitIn(repository, 'config', 'filter.local.clean', notingProgram('local'));
+    const gitDir = await createWorktree(worktree);
+    // What the run writes: attributes naming every driver, and files they would cover.
+    writeFileSync(
+      path.join(worktree.path, '.gitattributes'),
+      '*.md filter=x\n*.bin filter=lfs\n*.txt filter=local\n',
+    );
+    writeFileSync(path.join(worktree.path, 'README.md'), 'changed by the run\n');
+    writeFileSync(path.join(worktree.path, 'data.bin'), 'large\n');
+    writeFileSync(path.join(worktree.path, 'notes.txt'), 'notes\n');
+
+    const commit = await commitWorktree({ ...worktree, gitDir }, AUTHOR, 'task');
+    expect(gitIn(repository, 'cat-file', 'blob', `${commit.head}:README.md`)).toBe(
+      'changed by the run',
+    );
+    await changedFiles(repository, worktree.base, commit.head);
+    await worktreeDiffs(repository, worktree.base, commit.head);
+    // The worktree made again from the run's branch checks its files out.
+    await removeWorktree(worktree, false);
+    await createWorktree(worktree);
+    expect(await mergeIntoCheckout(repository, commit.head, 'merge')).toMatchObject({
+      kind: 'merged',
+      how: 'fast_forward',
+    });
+    expect(readFileSync(path.join(repository, 'README.md'), 'utf8')).toBe('changed by the run\n');
+    expect(programsRan()).toEqual([]);
+  });
+
+  it("are committed in the repository the host names, whatever the worktree's .git says", async () => {
+    for (const rewrite of ['file', 'folder'] as const) {
+      const { repository, worktree } = setUp({ 'README.md': 'hello\n' }, rewrite);
+      const gitDir = await createWorktree(worktree);
+      // A repository the run made in its worktree, named by its `.git` or in its place.
+      const crafted = path.join(worktree.path, 'crafted');
+      execFileSync('git', ['init', '--quiet', '--bare', crafted]);
+      rmSync(path.join(worktree.path, '.git'), { recursive: true });
+      if (rewrite === 'file') {
+        writeFileSync(path.join(worktree.path, '.git'), `gitdir: ${crafted}\n`);
+      } else {
+        execFileSync('git', ['init', '--quiet', worktree.path]);
+      }
+      writeFileSync(path.join(worktree.path, 'README.md'), 'changed by the run\n');
+
+      expect(await createWorktree(worktree)).toBe(gitDir);
+      const commit = await commitWorktree({ ...worktree, gitDir }, AUTHOR, 'task');
+      expect(gitIn(repository, 'rev-parse', worktree.branch)).toBe(commit.head);
+      expect(readdirSync(path.join(crafted, 'refs', 'heads'))).toEqual([]);
+    }
+  });
+});
