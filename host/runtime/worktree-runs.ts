@@ -203,7 +203,8 @@ export class WorktreeRuns {
     let total = 0;
     const files = change.files.map((file, i) => {
       const diff = diffs[i];
-      if (diff === undefined) return file;
+      // Past what the host reads of a very large change.
+      if (diff === undefined) return { ...file, diffCut: true };
       const bytes = Buffer.byteLength(diff);
       if (bytes > REVIEW_FILE_DIFF_BYTES || total + bytes > REVIEW_TOTAL_DIFF_BYTES) {
         return { ...file, diffCut: true };

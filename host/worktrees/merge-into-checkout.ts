@@ -41,21 +41,8 @@ export async function mergeIntoCheckout(
   }
   const fastForward = await isAncestor(repository, current, head);
   if (!fastForward) {
-    const trial = await runGit(place, [
-      'merge-tree',
-      '--write-tree',
-      '--name-only',
-      '--no-messages',
-      current,
-      head,
-    ]);
-    if (trial.code === 1) {
-      const files = trial.stdout
-        .split('\n')
-        .slice(1)
-        .filter((line) => line !== '');
-      return { kind: 'conflict', into, files };
-    }
+    const trial = await runGit(place, [...MERGE_TRIAL, current, head]);
+    if (trial.code === 1) return { kind: 'conflict', into, files: trialFiles(trial.stdout) };
     if (trial.code !== 0) return refusedBy(trial, repository);
   }
   const merged = await runGit(
@@ -94,18 +81,28 @@ async function isAncestor(repository: string, ancestor: string, of: string): Pro
 
 /** The files a trial merge of `head` into the checkout's branch finds in conflict. */
 async function conflictedFiles(repository: string, head: string): Promise<string[]> {
-  const trial = await runGit({ folder: repository }, [
-    'merge-tree',
-    '--write-tree',
-    '--name-only',
-    '--no-messages',
-    'HEAD',
-    head,
-  ]);
-  return trial.stdout
-    .split('\n')
+  const trial = await runGit({ folder: repository }, [...MERGE_TRIAL, 'HEAD', head]);
+  return trialFiles(trial.stdout);
+}
+
+/**
+ * A trial merge that writes only objects: its tree, then the files in conflict, each
+ * ended by a NUL (`-z`: a name as it is, never quoted, whatever characters it holds).
+ */
+const MERGE_TRIAL: readonly string[] = [
+  'merge-tree',
+  '--write-tree',
+  '-z',
+  '--name-only',
+  '--no-messages',
+];
+
+/** The conflicting files a trial merge's output lists after its tree. */
+function trialFiles(stdout: string): string[] {
+  return stdout
+    .split('\0')
     .slice(1)
-    .filter((line) => line !== '');
+    .filter((name) => name !== '');
 }
 
 /**

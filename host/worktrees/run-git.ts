@@ -31,12 +31,16 @@ export interface GitOutput {
   stderr: string;
   /** Exit status; null when it was killed. */
   code: number | null;
+  /** True when git printed more than `maxBytes`: it was stopped, `stdout` is its beginning. */
+  cut?: boolean;
 }
 
-/** How a git command runs: extra environment, and a signal that stops it. */
+/** How a git command runs: extra environment, a signal that stops it, its output's cap. */
 export interface GitOptions {
   env?: Record<string, string>;
   signal?: AbortSignal;
+  /** Most bytes of output read (64 MiB unless said): past it git is stopped. */
+  maxBytes?: number;
 }
 
 /** Where a git command runs: `git -C folder`, or an explicit git folder and work tree. */
@@ -126,11 +130,15 @@ function execGit(
       [...HARDENED, ...placeArgs(place), ...args],
       {
         env: gitEnvironment(options.env ?? {}),
-        maxBuffer: MAX_OUTPUT_BYTES,
+        maxBuffer: options.maxBytes ?? MAX_OUTPUT_BYTES,
         encoding: 'utf8',
         ...(options.signal === undefined ? {} : { signal: options.signal }),
       },
       (error, stdout, stderr) => {
+        if (error?.code === 'ERR_CHILD_PROCESS_STDIO_MAXBUFFER') {
+          resolve({ stdout, stderr, code: null, cut: true });
+          return;
+        }
         if (error !== null && typeof error.code !== 'number') {
           if (error.code === 'ENOENT') {
             reject(new Error('git is not installed (or not on the host’s PATH)'));

@@ -289,25 +289,41 @@ function parseNumstat(text: string): { additions: number; deletions: number; bin
   return counts;
 }
 
+/** Most bytes of diff text a review reads: it shows far less (docs/worktrees.md). */
+const MAX_DIFF_BYTES = 8 * 1024 * 1024;
+
 /**
  * Each changed file's diff between two commits, in the order `changedFiles` lists them
- * (the same comparison), as git prints it: no external diff, no text conversion.
+ * (the same comparison), as git prints it: no external diff, no text conversion. A file
+ * that became a symlink or stopped being one is printed by git as a deletion and a
+ * creation under the same header: both are that one file's diff. Past
+ * {@link MAX_DIFF_BYTES} of diff text git is stopped: the files from the one it was
+ * printing on have none.
  */
 export async function worktreeDiffs(
   repository: string,
   base: string,
   head: string,
 ): Promise<string[]> {
-  const text = await git({ folder: repository }, [
-    'diff',
-    '--no-ext-diff',
-    '--no-textconv',
-    '--no-color',
-    '-M',
-    base,
-    head,
-  ]);
-  return text === '' ? [] : text.split(/^(?=diff --git )/m);
+  const output = await runGit(
+    { folder: repository },
+    ['diff', '--no-ext-diff', '--no-textconv', '--no-color', '-M', base, head],
+    { maxBytes: MAX_DIFF_BYTES },
+  );
+  if (output.code !== 0 && output.cut !== true) throw new GitError(['diff'], output);
+  const diffs: string[] = [];
+  for (const part of output.stdout === '' ? [] : output.stdout.split(/^(?=diff --git )/m)) {
+    const last = diffs.length - 1;
+    if (last >= 0 && headerOf(diffs[last] ?? '') === headerOf(part)) diffs[last] += part;
+    else diffs.push(part);
+  }
+  // Cut short, the last diff is not whole.
+  if (output.cut === true) diffs.pop();
+  return diffs;
+}
+
+function headerOf(diff: string): string {
+  return diff.slice(0, diff.indexOf('\n'));
 }
 
 /** Removes the worktree's folder and git's record of it; the branch too with `deleteBranch`. */

@@ -1,10 +1,11 @@
 /**
  * What the files a run left in its worktree cannot make the host's own git do, against
- * real repositories: run a filter program the user's git config defines, or be taken for
- * the repository by a rewritten `.git`.
+ * real repositories: run a filter program the user's git config defines, be taken for the
+ * repository by a rewritten `.git`, show one file's diff under another's name, or have a
+ * conflicting file named in git's quoted form.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
@@ -139,5 +140,51 @@ describe("a run's files given to the host's git", () => {
       expect(gitIn(repository, 'rev-parse', worktree.branch)).toBe(commit.head);
       expect(readdirSync(path.join(crafted, 'refs', 'heads'))).toEqual([]);
     }
+  });
+
+  it("show each file's own diff when one became a symlink, never what it points to", async () => {
+    const { repository, worktree } = setUp({ a: 'a\n', b: 'b\n', c: 'c\n' });
+    const gitDir = await createWorktree(worktree);
+    rmSync(path.join(worktree.path, 'a'));
+    symlinkSync('/etc/passwd', path.join(worktree.path, 'a'));
+    writeFileSync(path.join(worktree.path, 'b'), 'B\n');
+    writeFileSync(path.join(worktree.path, 'c'), 'C\n');
+    const commit = await commitWorktree({ ...worktree, gitDir }, AUTHOR, 'task');
+
+    const { files } = await changedFiles(repository, worktree.base, commit.head);
+    const diffs = await worktreeDiffs(repository, worktree.base, commit.head);
+    expect(files.map((file) => file.path)).toEqual(['a', 'b', 'c']);
+    expect(diffs).toHaveLength(3);
+    expect(diffs[0]).toContain('new file mode 120000');
+    expect(diffs[0]).toContain('+/etc/passwd');
+    expect(diffs[0]).not.toContain('root:');
+    expect(diffs[1]).toMatch(/^diff --git a\/b b\/b\n[\s\S]*\+B$/m);
+    expect(diffs[2]).toMatch(/^diff --git a\/c b\/c\n[\s\S]*\+C$/m);
+  });
+
+  it('are read for review up to a bound, the files past it without their diff', async () => {
+    const { repository, worktree } = setUp({ 'a.txt': 'a\n', 'big.txt': '', 'c.txt': 'c\n' });
+    const gitDir = await createWorktree(worktree);
+    writeFileSync(path.join(worktree.path, 'a.txt'), 'A\n');
+    writeFileSync(path.join(worktree.path, 'big.txt'), `${'x'.repeat(99)}\n`.repeat(100_000));
+    writeFileSync(path.join(worktree.path, 'c.txt'), 'C\n');
+    const commit = await commitWorktree({ ...worktree, gitDir }, AUTHOR, 'task');
+
+    const diffs = await worktreeDiffs(repository, worktree.base, commit.head);
+    expect(diffs).toHaveLength(1);
+    expect(diffs[0]).toMatch(/^diff --git a\/a.txt b\/a.txt\n[\s\S]*\+A\n$/);
+  });
+
+  it('name the files a merge would conflict in as they are, not quoted', async () => {
+    const names = ['new\nline.txt', 'été.txt'];
+    const { repository, worktree } = setUp(Object.fromEntries(names.map((n) => [n, 'base\n'])));
+    const gitDir = await createWorktree(worktree);
+    for (const name of names) writeFileSync(path.join(worktree.path, name), 'run\n');
+    const commit = await commitWorktree({ ...worktree, gitDir }, AUTHOR, 'task');
+    for (const name of names) writeFileSync(path.join(repository, name), 'user\n');
+    gitIn(repository, 'commit', '--quiet', '-am', 'user');
+
+    const outcome = await mergeIntoCheckout(repository, commit.head, 'merge');
+    expect(outcome).toEqual({ kind: 'conflict', into: 'main', files: names });
   });
 });
