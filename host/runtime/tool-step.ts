@@ -3,45 +3,24 @@
  * outcome, or proposed → waiting_for_approval. Each state commits before the next step,
  * so after a crash the store says exactly how far it got.
  */
-import { join } from 'node:path';
 import type { Approval, ApprovalPreview } from '../../protocol/index.js';
 import { faultPoint } from '../faults/index.js';
 import { newId, type Store, type StoredToolCall } from '../store/index.js';
-import {
-  parseToolInput,
-  type ToolContext,
-  type ToolDefinition,
-  type ToolResult,
-} from '../tools/index.js';
-import type { LiveHub } from './live-hub.js';
+import { parseToolInput, type ToolDefinition } from '../tools/index.js';
+import { executeToolCall, type ToolExecutionContext } from './tool-execution.js';
 import { addedRulesOf } from './rule-commands.js';
-import { finishToolCall, moveRun, moveToolCall, sessionOf } from './transitions.js';
+import { finishToolCall, moveRun, moveToolCall } from './transitions.js';
 import type { PolicyDecision } from '../policy/index.js';
-import type { PolicyFn, RuntimeLimits, ToolTable } from './types.js';
+import type { PolicyFn, ToolTable } from './types.js';
 
-/** Keeps the head and the tail of a long result and says what was left out and where it is. */
-function capForModel(content: string, maxChars: number, toolCallId: string, bytes: number): string {
-  if (content.length <= maxChars) return content;
-  const note = `\n\n[… output shortened: ${content.length} characters (${bytes} bytes) in all, the middle left out; the full output is kept as output ${toolCallId} …]\n\n`;
-  const room = Math.max(0, maxChars - note.length);
-  const head = Math.ceil(room * 0.6);
-  const tail = room - head;
-  return content.slice(0, head) + note + content.slice(content.length - tail);
-}
-
-export interface ToolStepContext {
-  store: Store;
-  live: LiveHub;
+export interface ToolStepContext extends ToolExecutionContext {
   tools: ToolTable;
   policy: PolicyFn;
-  workspace: string;
   /**
    * Set when `workspace` is the run's own worktree: its repository's git folder, and the
    * user's workspace (the repository's top folder), which rules added there are kept for.
    */
   worktree: { gitReadOnly: readonly string[]; repository: string } | null;
-  limits: RuntimeLimits;
-  signal: AbortSignal;
 }
 
 /**
@@ -58,11 +37,6 @@ export function cancelUnstartedCall(store: Store, call: StoredToolCall, summary:
     const message = `[not run: ${summary}]`;
     finishToolCall(store, call, tx, { status: 'cancelled', summary }, { modelContent: message });
   });
-}
-
-function failedContent(result: ToolResult): string {
-  if (result.content.length > 0) return result.content;
-  return `error (${result.error?.code ?? 'failed'}): ${result.error?.message ?? result.summary}`;
 }
 
 /**
@@ -232,28 +206,6 @@ function approvalOf(store: Store, call: StoredToolCall): Approval | undefined {
 }
 
 /**
- * What the user's approval of this call binds the tool to: the one path outside the
- * workspace they allowed, or the file version they saw in a write's diff.
- */
-function approvedContext(approval: Approval | undefined): Partial<ToolContext> {
-  if (approval === undefined) return { unattended: true };
-  const { preview } = approval;
-  const outside =
-    preview.outside ??
-    // Rows stored before `outside` existed named the path in a `path` preview.
-    (preview.kind === 'path'
-      ? { path: preview.path, access: preview.access === 'write' ? 'write' : 'read' }
-      : undefined);
-  return {
-    unattended: false,
-    ...(outside === undefined
-      ? {}
-      : { outsideAccess: { path: outside.path, kind: outside.access } }),
-    ...(preview.kind === 'write' ? { approvedBaseSha256: preview.baseSha256 } : {}),
-  };
-}
-
-/**
  * Runs a `ready` call to its outcome. Returns without running it when the signal has
  * already aborted (the call is then cancelled, never started).
  */
@@ -272,17 +224,7 @@ export async function runReadyCall(
     return 'done';
   }
   const approval = approvalOf(store, ready);
-  // Decided again on the paths as they are now, under the policy in force: a call
-  // approved under an older config, or a folder swapped for a symlink since the card,
-  // is judged by what it would do now.
-  const decision =
-    decided ??
-    (await ctx.policy(
-      { name: ready.name, access: tool.access(input) },
-      ctx.workspace,
-      addedRulesOf(store, rulesWorkspace(ctx)),
-      { worktree: ctx.worktree !== null },
-    ));
+  const decision = await decideAgain(ctx, ready, known, approval, decided);
   if (decision.decision === 'deny') {
     const why = approval === undefined ? '' : ' (it was approved, but the policy changed since)';
     refuseByPolicy(store, ready, `${decision.reason}${why}`);
@@ -295,119 +237,36 @@ export async function runReadyCall(
     cancelUnstartedCall(store, ready, 'the run was stopped before this tool started');
     return 'done';
   }
-  // A rule removed while policy was deciding no longer allows: decided again without it.
-  const ruleId = approval === undefined ? decision.allowedBy?.ruleId : undefined;
-  const rule = ruleId === undefined ? undefined : store.allowRules.get(ruleId);
-  if (rule !== undefined && rule.removedAt !== null) return runReadyCall(ctx, ready);
-  const sessionId = sessionOf(store, ready.runId);
   // Nobody approved this call: the rule added from a remote that let it through, if one did.
   const allowedBy = approval === undefined ? decision.allowedBy : undefined;
-  const running = store.write((tx) => {
-    const moved = moveToolCall(store, ready, 'running', tx, { attempt: ready.attempt + 1 });
-    if (allowedBy !== undefined) store.tools.recordAllowedBy(ready.id, allowedBy);
-    tx.append({
-      type: 'tool.started',
-      sessionId,
-      runId: ready.runId,
-      toolCallId: ready.id,
-      payload: { attempt: moved.attempt, ...(allowedBy === undefined ? {} : { allowedBy }) },
-    });
-    return moved;
-  });
-  faultPoint('tool-running');
-
-  const outputPath = join(store.outputsDir, `${ready.id}.out`);
-  const approved = approvedContext(approval);
-  let result: ToolResult;
-  try {
-    result = await tool.execute(input, {
-      workspace: ctx.workspace,
-      signal: ctx.signal,
-      ...(ctx.worktree === null ? {} : { gitReadOnly: ctx.worktree.gitReadOnly }),
-      output: {
-        path: outputPath,
-        capBytes: ctx.limits.toolOutputMaxBytes,
-        onChunk: (text, offset) => ctx.live.appendOutput(ready.runId, ready.id, offset, text),
-      },
-      ...approved,
-      onProcessGroup: (pgid) => {
-        store.write(() => store.tools.updateToolCall(ready.id, { processGroup: pgid }));
-        faultPoint('tool-spawned');
-      },
-    });
-  } catch (error) {
-    result = {
-      status: 'failed',
-      summary: `${ready.name} failed unexpectedly`,
-      content: '',
-      error: { code: 'io_error', message: error instanceof Error ? error.message : String(error) },
-    };
-  } finally {
-    ctx.live.endOutput(ready.runId, ready.id);
-  }
-  faultPoint('tool-exited');
-  const cancelled = result.status === 'failed' && result.error?.code === 'cancelled';
-  const status: 'succeeded' | 'failed' | 'cancelled' | 'unknown' = cancelled
-    ? 'cancelled'
-    : result.status;
-  // No registered secret reaches the model, the row or an output file written here (a
-  // command's own streamed output file is kept as the command wrote it).
-  const content = store.maskSecrets(
-    result.status === 'failed' ? failedContent(result) : result.content,
-  );
-  const output = result.outputFile ?? store.writeFile(outputPath, content);
-  const artifacts = (result.artifacts ?? []).map((artifact) => {
-    const id = newId('art');
-    const file = store.writeFile(join(store.artifactsDir, `${id}`), artifact.content);
-    return { id, kind: artifact.kind, name: artifact.name, file };
-  });
-  const modelContent = capForModel(content, ctx.limits.toolResultMaxChars, ready.id, output.bytes);
-  const facts = {
-    status,
-    summary: result.summary,
-    bytes: output.bytes,
-    truncated: output.truncated,
-    ...(result.exit === undefined
-      ? {}
-      : { exitCode: result.exit.code, signal: result.exit.signal }),
-    ...(result.error === undefined ? {} : { error: result.error }),
-  };
-  store.write((tx) => {
-    for (const artifact of artifacts) {
-      store.tools.insertArtifact({
-        id: artifact.id,
-        runId: ready.runId,
-        toolCallId: ready.id,
-        kind: artifact.kind,
-        name: artifact.name,
-        bytes: artifact.file.bytes,
-        sha256: artifact.file.sha256,
-        createdAt: tx.at,
-        path: artifact.file.path,
-      });
-      tx.append({
-        type: 'artifact.created',
-        sessionId,
-        runId: ready.runId,
-        toolCallId: ready.id,
-        payload: {
-          artifactId: artifact.id,
-          kind: artifact.kind,
-          name: artifact.name,
-          bytes: artifact.file.bytes,
-          sha256: artifact.file.sha256,
-        },
-      });
-    }
-    finishToolCall(store, running, tx, facts, {
-      modelContent,
-      output,
-      result: {
-        ...facts,
-        ...(result.exit === undefined ? {} : { durationMs: result.exit.durationMs }),
-        ...(result.data === undefined ? {} : { data: result.data }),
-      },
-    });
-  });
+  await executeToolCall(ctx, ready, tool, input, approval, allowedBy);
   return 'done';
+}
+
+/**
+ * The policy's decision on a ready call, made again on the paths as they are now, under
+ * the policy in force: a call approved under an older config, or a folder swapped for a
+ * symlink since the card, is judged by what it would do now. A rule removed while the
+ * policy was deciding no longer allows: the call is decided again without it.
+ */
+async function decideAgain(
+  ctx: ToolStepContext,
+  ready: StoredToolCall,
+  { tool, input }: { tool: ToolDefinition<unknown>; input: unknown },
+  approval: Approval | undefined,
+  decided: PolicyDecision | undefined,
+): Promise<PolicyDecision> {
+  for (let given = decided; ; given = undefined) {
+    const decision =
+      given ??
+      (await ctx.policy(
+        { name: ready.name, access: tool.access(input) },
+        ctx.workspace,
+        addedRulesOf(ctx.store, rulesWorkspace(ctx)),
+        { worktree: ctx.worktree !== null },
+      ));
+    const ruleId = approval === undefined ? decision.allowedBy?.ruleId : undefined;
+    const rule = ruleId === undefined ? undefined : ctx.store.allowRules.get(ruleId);
+    if (rule === undefined || rule.removedAt === null) return decision;
+  }
 }
