@@ -1,7 +1,8 @@
 /**
  * A channel open as the host pays for it (issue 26): the real host in its own process
- * (bench/host-process.ts), one paired device that opens a channel, asks `host.info` once
- * and closes it, again and again. Prints, medians of rounds:
+ * (bench/host-process.ts); each round pairs a fresh device, which then opens a channel,
+ * asks `host.info` once and closes it, ten times: the first opens of a new device, when
+ * nothing of its own is warm yet. Prints, medians of rounds:
  *
  * - the first request's round trip on each new channel (the first frame that decrypts
  *   confirms the channel: whatever the host does then, the request waits for);
@@ -15,11 +16,14 @@
 import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { TetherClient } from '../remote/client/index.js';
+import { nodeWebSocketFactory } from '../remote/client/node/index.js';
+import { MemoryStorage } from '../remote/client/testing.js';
 import { connectRemote } from './channel-host.js';
 import { hostCpuNs, startHostProcess } from './host-process.js';
 
 const ROUNDS = 5;
-const OPENS = 20;
+const OPENS = 10;
 const SETTLE_MS = 11_000;
 
 function median(values: number[]): number {
@@ -31,10 +35,19 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const root = realpathSync(mkdtempSync(join(tmpdir(), 'tether-bench-channel-open-')));
 const host = await startHostProcess({ home: root, config: { power: { keepAwake: 'never' } } });
 
+/** A fresh device paired with the host: its storage. */
+async function freshDevice(): Promise<MemoryStorage> {
+  const storage = new MemoryStorage();
+  const pairing = new TetherClient({ storage, socketFactory: nodeWebSocketFactory() });
+  await pairing.pair(await host.pairLink(), { name: 'bench', platform: 'bench' });
+  await pairing.close();
+  return storage;
+}
+
 /** One open: connect, one `host.info`, close. Returns [connect → answer, request → answer] ms. */
-async function open(): Promise<[number, number]> {
+async function open(storage: MemoryStorage): Promise<[number, number]> {
   const start = performance.now();
-  const remote = await connectRemote(host.storage, host.hostId);
+  const remote = await connectRemote(storage, host.hostId);
   const asked = performance.now();
   await remote.connection.request('host.info', {});
   const answered = performance.now();
@@ -43,15 +56,17 @@ async function open(): Promise<[number, number]> {
 }
 
 try {
-  for (let index = 0; index < 5; index++) await open();
+  for (let index = 0; index < 5; index++) await open(host.storage);
   await sleep(SETTLE_MS);
   const firstRequest: number[] = [];
   const connectToAnswer: number[] = [];
   const cpu: number[] = [];
   for (let round = 0; round < ROUNDS; round++) {
+    const storage = await freshDevice();
+    await sleep(1000);
     const before = hostCpuNs(host.pid);
     for (let index = 0; index < OPENS; index++) {
-      const [whole, request] = await open();
+      const [whole, request] = await open(storage);
       connectToAnswer.push(whole);
       firstRequest.push(request);
     }
@@ -63,7 +78,7 @@ try {
     cpu.push((busy - (hostCpuNs(host.pid) - quiet)) / 1000 / OPENS);
   }
   console.log(
-    `channel open, ${ROUNDS} rounds of ${OPENS} opens by one device, host in its own process`,
+    `channel open, ${ROUNDS} rounds of the first ${OPENS} opens of a fresh device, host in its own process`,
   );
   console.log(`${'measure'.padEnd(44)} ${'wall µs'.padStart(10)} ${'CPU µs'.padStart(10)}`);
   const row = (label: string, wall: string, cpuUs: string) =>

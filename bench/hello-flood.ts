@@ -5,8 +5,8 @@
  * device, hellos of a paired device with a bad signature, a captured hello of another
  * paired device replayed, and hellos offering 40,000 versions. Each phase comes from its
  * own address (an `X-Forwarded-For` the host believes from a loopback peer, as behind
- * `tailscale serve`), so one phase's limits do not carry into the next. For each: the host's CPU per hello (utime + stime from
- * /proc), what the host answered, how much host.log grew, and meanwhile the round trip of
+ * `tailscale serve`), so one phase's limits do not carry into the next. For each: the host's CPU per hello (all
+ * threads, /proc/<pid>/task/∗/schedstat), what the host answered, how much host.log grew, and meanwhile the round trip of
  * a paired device's `host.info` on a channel opened before the flood (median, p99), next
  * to the same round trip with no flood. Bounded: 400 hellos or 20 s a phase.
  *
@@ -27,13 +27,12 @@ import {
   startPairing,
 } from '../pairing/index.js';
 import { b64u, HostMessage } from '../protocol/index.js';
+import { hostCpuNs } from './host-process.js';
 
 const HELLOS_PER_PHASE = 400;
 const PHASE_MS = 20_000;
 const SOCKETS = 16;
 const BASELINE_CALLS = 200;
-/** Clock ticks a second of /proc/<pid>/stat (USER_HZ, 100 on Linux). */
-const TICKS_PER_SECOND = 100;
 
 const bin = new URL('../../bin/tether.js', import.meta.url).pathname;
 
@@ -48,9 +47,21 @@ async function startHostProcess(): Promise<Host> {
   const root = realpathSync(mkdtempSync(join(tmpdir(), 'tether-bench-hello-')));
   const dataDir = join(root, 'data');
   mkdirSync(join(root, 'workspace'));
+  // BENCH_HOST_NODE_ARGS (e.g. `--cpu-prof --cpu-prof-dir=/tmp/p`) profiles the host.
+  const nodeArgs = (process.env['BENCH_HOST_NODE_ARGS'] ?? '').split(' ').filter(Boolean);
   const child = spawn(
     process.execPath,
-    [bin, 'start', '--data', dataDir, '--port', '0', '--workspace', join(root, 'workspace')],
+    [
+      ...nodeArgs,
+      bin,
+      'start',
+      '--data',
+      dataDir,
+      '--port',
+      '0',
+      '--workspace',
+      join(root, 'workspace'),
+    ],
     { env: { PATH: process.env['PATH'] ?? '', HOME: root, TETHER_KEY_STORE: 'file' } },
   );
   let output = '';
@@ -77,12 +88,9 @@ async function startHostProcess(): Promise<Host> {
   };
 }
 
-/** The host's CPU time so far, in ms (user + system, all threads). */
+/** The host's CPU time so far, in ms (all threads, /proc/<pid>/task/∗/schedstat). */
 function hostCpuMs(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  // Fields 14 and 15 of the whole line: utime and stime; here 0-based after the name.
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND;
+  return hostCpuNs(pid) / 1e6;
 }
 
 function logBytes(dataDir: string): number {
@@ -272,6 +280,37 @@ async function phase(host: Host, channel: Channel, name: string, hello: string):
   console.log(`  legitimate host.info meanwhile: ${summary(times)}`);
 }
 
+/**
+ * Refused hellos one at a time, each from an address of its own, so none is stopped by a
+ * rate limit: the whole refusal (upgrade, hello, lookup, verify, log line, error frame,
+ * close) as a host pays for it. Prints the host's CPU per hello.
+ */
+async function oneByOne(host: Host, name: string, hellos: string[]): Promise<void> {
+  const outcomes = new Map<string, number>();
+  const cpuBefore = hostCpuMs(host.child.pid!);
+  for (const [index, hello] of hellos.entries()) {
+    const address = `198.51.${100 + Math.floor(index / 250)}.${(index % 250) + 1}`;
+    const outcome = await sendHello(host.url, hello, address);
+    outcomes.set(outcome, (outcomes.get(outcome) ?? 0) + 1);
+  }
+  const cpu = hostCpuMs(host.child.pid!) - cpuBefore;
+  const answers = [...outcomes].map(([what, n]) => `${n}× ${what}`).join(', ');
+  console.log(`
+${name}, one at a time, each from its own address: ${hellos.length} hellos`);
+  console.log(`  host CPU: ${(cpu / hellos.length).toFixed(2)} ms a hello; answers: ${answers}`);
+}
+
+/** A hello from a device the host never paired, made with `device`'s host record. */
+function strangerHello(device: PairedHost): string {
+  const stranger = createIdentity();
+  const { hello } = openChannel({
+    ...device,
+    deviceId: b64u(stranger.publicKey.subarray(0, 16)),
+    deviceSeed: b64u(stranger.secretKey.subarray(0, 32)),
+  });
+  return JSON.stringify(hello);
+}
+
 async function main(): Promise<void> {
   const host = await startHostProcess();
   try {
@@ -281,6 +320,16 @@ async function main(): Promise<void> {
     for (let i = 0; i < BASELINE_CALLS; i++) baseline.push(await channel.roundTrip());
     console.log(`host ${host.url}, pid ${host.child.pid}`);
     console.log(`no flood: legitimate host.info ${summary(baseline)}`);
+
+    // Within the device's own hello burst (20), so its rate limit refuses none of them.
+    const forgedHellos = Array.from({ length: 20 }, () => {
+      const forger = createIdentity();
+      const seed = b64u(forger.secretKey.subarray(0, 32));
+      return JSON.stringify(openChannel({ ...device, deviceSeed: seed }).hello);
+    });
+    await oneByOne(host, 'paired device, bad signature', forgedHellos);
+    const strangers = Array.from({ length: 200 }, () => strangerHello(device));
+    await oneByOne(host, 'unknown device', strangers);
 
     const stranger = createIdentity();
     const unknown = openChannel({

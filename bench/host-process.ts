@@ -21,8 +21,12 @@ export interface HostProcess {
   readonly child: ChildProcess;
   readonly pid: number;
   readonly hostId: string;
+  /** `http://127.0.0.1:<port>`. */
+  readonly url: string;
   /** The paired device's identity and host record. */
   readonly storage: MemoryStorage;
+  /** A fresh single-use pairing link from the host's admin API. */
+  pairLink(): Promise<string>;
   /** SIGTERM, and resolves once it exited. */
   stop(): Promise<void>;
 }
@@ -56,15 +60,18 @@ export async function startHostProcess(options: {
   mkdirSync(workspace, { recursive: true });
   writeFileSync(config, JSON.stringify(options.config), { mode: 0o600 });
   const args = ['start', '--data', dataDir, '--port', '0', '--workspace', workspace];
-  const child = spawn(process.execPath, [tether, ...args, '--config', config], {
+  // BENCH_HOST_NODE_ARGS (e.g. `--cpu-prof --cpu-prof-dir=/tmp/p`) profiles the host.
+  const nodeArgs = (process.env['BENCH_HOST_NODE_ARGS'] ?? '').split(' ').filter(Boolean);
+  const child = spawn(process.execPath, [...nodeArgs, tether, ...args, '--config', config], {
     env: {
       PATH: process.env['PATH'] ?? '',
       HOME: home,
       TETHER_KEY_STORE: 'file',
-      TETHER_LOG_LEVEL: 'warn',
       ...options.env,
     },
-    stdio: ['ignore', 'pipe', 'inherit'],
+    // Logging at its default level, as users run it: host.log has every line; stderr,
+    // the same lines, goes nowhere (it would fill the bench's output).
+    stdio: ['ignore', 'pipe', 'ignore'],
   });
   const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
   let output = '';
@@ -76,14 +83,17 @@ export async function startHostProcess(options: {
     child.on('exit', (code) => reject(new Error(`the host exited ${code}: ${output}`)));
   });
   const admin = AdminFile.parse(JSON.parse(readFileSync(join(dataDir, 'admin.json'), 'utf8')));
-  const offer = await fetch(`${admin.url}/admin/api/offers`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${admin.token}`, 'content-type': 'application/json' },
-    body: '{}',
-  });
+  const pairLink = async () => {
+    const offer = await fetch(`${admin.url}/admin/api/offers`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${admin.token}`, 'content-type': 'application/json' },
+      body: '{}',
+    });
+    return OfferResult.parse(await offer.json()).link;
+  };
   const storage = new MemoryStorage();
   const pairing = new TetherClient({ storage, socketFactory: nodeWebSocketFactory() });
-  const { hostId } = await pairing.pair(OfferResult.parse(await offer.json()).link, {
+  const { hostId } = await pairing.pair(await pairLink(), {
     name: 'bench',
     platform: 'bench',
   });
@@ -92,6 +102,8 @@ export async function startHostProcess(options: {
     child,
     pid: child.pid!,
     hostId,
+    url: LISTENING.exec(output)![1]!,
+    pairLink,
     storage,
     async stop() {
       child.kill('SIGTERM');
