@@ -26,6 +26,16 @@ export interface ChannelCrypto {
   secretbox(plaintext: Uint8Array, nonce: Uint8Array, key: Uint8Array): Uint8Array;
   /** The plaintext, or null when the box does not open. */
   secretboxOpen(box: Uint8Array, nonce: Uint8Array, key: Uint8Array): Uint8Array | null;
+  /**
+   * SHA-256 and HKDF-SHA256 (RFC 5869) in native code; without them the key schedule runs
+   * @noble/hashes (pure JavaScript, the same bytes).
+   */
+  readonly hashes?: ChannelHashes;
+}
+
+export interface ChannelHashes {
+  sha256(data: Uint8Array): Uint8Array;
+  hkdfSha256(ikm: Uint8Array, salt: Uint8Array, info: Uint8Array, length: number): Uint8Array;
 }
 
 const SIGNATURE_BYTES = 64;

@@ -111,7 +111,7 @@ class ChannelAsDevice implements DeviceChannel {
           );
         }
         const dh = sharedSecret(this.ecSk, ehPk, this.crypto);
-        const keys = channelKeys(dh, signed);
+        const keys = channelKeys(dh, signed, this.crypto.hashes);
         dh.fill(0);
         const cipher = new FrameCipher(
           { sendKey: keys.c2h, receiveKey: keys.h2c },

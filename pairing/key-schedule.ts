@@ -4,13 +4,19 @@
 import { hkdf } from '@noble/hashes/hkdf.js';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { isAllZero, readU32be, utf8 } from '../protocol/index.js';
-import { type ChannelCrypto, pureJsCrypto } from './channel-crypto.js';
+import { type ChannelCrypto, type ChannelHashes, pureJsCrypto } from './channel-crypto.js';
 import { HandshakeError } from './handshake-frame.js';
 import { Label, type PairBinding, pairTranscript } from './transcript.js';
 
+/** @noble/hashes: pure JavaScript, for browsers. */
+export const pureJsHashes: ChannelHashes = {
+  sha256: (data) => sha256(data),
+  hkdfSha256: (ikm, salt, info, length) => hkdf(sha256, ikm, salt, info, length),
+};
+
 /** HKDF-SHA256 (RFC 5869) with a UTF-8 info string. */
 function hkdfSha256(ikm: Uint8Array, salt: Uint8Array, info: string, length: number): Uint8Array {
-  return hkdf(sha256, ikm, salt, utf8(info), length);
+  return pureJsHashes.hkdfSha256(ikm, salt, utf8(info), length);
 }
 
 /** `Kp = HKDF(ikm=psk, salt=offerId, info="tether/v1/pair-key", L=32)`. */
@@ -50,9 +56,18 @@ export interface ChannelKeys {
   h2c: Uint8Array;
 }
 
-/** `okm = HKDF(ikm=dh, salt=SHA256(Twelcome), info="tether/v1/keys", L=64)`, split in two. */
-export function channelKeys(dh: Uint8Array, welcomeTranscript: Uint8Array): ChannelKeys {
-  const okm = hkdfSha256(dh, sha256(welcomeTranscript), Label.keys, 64);
+const KEYS_INFO = utf8(Label.keys);
+
+/**
+ * `okm = HKDF(ikm=dh, salt=SHA256(Twelcome), info="tether/v1/keys", L=64)`, split in two;
+ * with `hashes` (native ones on the host and the Node client) or @noble/hashes.
+ */
+export function channelKeys(
+  dh: Uint8Array,
+  welcomeTranscript: Uint8Array,
+  hashes: ChannelHashes = pureJsHashes,
+): ChannelKeys {
+  const okm = hashes.hkdfSha256(dh, hashes.sha256(welcomeTranscript), KEYS_INFO, 64);
   const keys = { c2h: okm.slice(0, 32), h2c: okm.slice(32, 64) };
   okm.fill(0);
   return keys;

@@ -9,7 +9,13 @@ export { frameNonce } from './frame-cipher.js';
 export type { FrameCipherOptions } from './frame-cipher.js';
 export { parsePairedHost } from './paired-host.js';
 export type { HostPairingOptions, PairingFailure } from './pairing-host.js';
-export { channelKeys, pairKey, sharedSecret, shortAuthString } from './key-schedule.js';
+export {
+  channelKeys,
+  pairKey,
+  pureJsHashes,
+  sharedSecret,
+  shortAuthString,
+} from './key-schedule.js';
 export { openPairBox, sealPairBox } from './pair-box.js';
 export { pairLinkFragment } from './pair-link.js';
 export { pureJsCrypto } from './channel-crypto.js';

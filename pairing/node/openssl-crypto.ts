@@ -11,6 +11,7 @@ import {
   verify,
 } from 'node:crypto';
 import { type ChannelCrypto, pureJsCrypto } from '../channel-crypto.js';
+import { nativeHashes } from './native-hashes.js';
 
 // DER prefixes of RFC 8410 keys: PKCS#8 for a 32-byte secret, SPKI for a 32-byte public key.
 const ED25519_PKCS8 = Buffer.from('302e020100300506032b657004220420', 'hex');
@@ -40,6 +41,7 @@ export function opensslCrypto(): ChannelCrypto {
   };
   return {
     name: 'OpenSSL (node:crypto) with a pure-JavaScript secretbox',
+    hashes: nativeHashes,
     keyPairFromSeed(seed) {
       const { x } = createPublicKey(privateKey(ED25519_PKCS8, seed)).export({ format: 'jwk' });
       const publicKey = new Uint8Array(Buffer.from(x!, 'base64url'));

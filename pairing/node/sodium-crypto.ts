@@ -4,6 +4,7 @@
  */
 import { createRequire } from 'node:module';
 import type { ChannelCrypto } from '../channel-crypto.js';
+import { nativeHashes } from './native-hashes.js';
 
 /** The part of sodium-native's API the channel uses (the package ships no types). */
 interface Sodium {
@@ -39,6 +40,7 @@ export function loadSodiumCrypto(): ChannelCrypto {
   const sodium = createRequire(import.meta.url)('sodium-native') as Sodium;
   return {
     name: 'libsodium (sodium-native)',
+    hashes: nativeHashes,
     keyPairFromSeed(seed) {
       const publicKey = new Uint8Array(32);
       const secretKey = new Uint8Array(64);

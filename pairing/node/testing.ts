@@ -4,3 +4,4 @@
  */
 export { opensslCrypto } from './openssl-crypto.js';
 export { loadSodiumCrypto } from './sodium-crypto.js';
+export { nativeHashes } from './native-hashes.js';
