@@ -23,7 +23,7 @@ export type { ErrorCode } from './errors.js';
 export type { ModelFailureCode, RunFailure, ToolFailureCode } from './failures.js';
 export { describeIssues, parseJson, parseWith } from './validate.js';
 export { PAIR_REFUSALS, pairRefusalOf, type PairRefusal } from './pair-refusal.js';
-export { quickSafeParse } from './accept-check.js';
+export { acceptCheck, quickSafeParse } from './accept-check.js';
 export { setEnglishIssueMessages } from './zod-messages.js';
 export {
   b64uBytes,
@@ -99,7 +99,14 @@ export {
 export { DEFAULT_PUSH_KINDS, DevicePush, PushKind, PushPayload } from './push.js';
 export { Event } from './events.js';
 export type { EventPayload, NewEvent } from './events.js';
-export { MAX_READ_BYTES, OPS, RunGetResult, SubscribeScope, UnscopedSnapshot } from './ops.js';
+export {
+  isOpName,
+  MAX_READ_BYTES,
+  OPS,
+  RunGetResult,
+  SubscribeScope,
+  UnscopedSnapshot,
+} from './ops.js';
 export type { CommandOpName, OpArgs, OpName, OpResult } from './ops.js';
 export {
   HostMessage,

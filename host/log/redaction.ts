@@ -24,12 +24,27 @@ const SECRET_WORDS = new Set([
   'token',
 ]);
 
+/** Field names already looked at: a log line's keys are mostly the same few. */
+const secretFieldNames = new Map<string, boolean>();
+const MAX_KNOWN_FIELD_NAMES = 1000;
+
 /**
  * True for field names like `apiKey`, `api_key`, `X-Api-Key`, `hostSk`, `authorization`,
  * `pairingToken`, `seed`: a word of the name, or two adjacent words joined, is a secret
  * word. `task`, `disk` and `maxTokens` are not.
  */
 export function isSecretFieldName(name: string): boolean {
+  let secret = secretFieldNames.get(name);
+  if (secret === undefined) {
+    secret = hasSecretWord(name);
+    // The host's own field names, seen on every line: kept; a flood of others is not.
+    if (secretFieldNames.size >= MAX_KNOWN_FIELD_NAMES) secretFieldNames.clear();
+    secretFieldNames.set(name, secret);
+  }
+  return secret;
+}
+
+function hasSecretWord(name: string): boolean {
   const words = name
     .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
     .toLowerCase()

@@ -87,6 +87,16 @@ export class ChannelSender {
     return false;
   }
 
+  /** {@link ChannelSender.sendAnswer} of a success whose result is encoded as `resultJson`. */
+  sendEncodedAnswer(id: string, resultJson: string): boolean {
+    const json = `{"t":"res","id":${JSON.stringify(id)},"ok":true,"result":${resultJson}}`;
+    if (this.sendJson(json, 'res', 'control')) return true;
+    if (this.closed) return false;
+    const error = new TetherError('payload_too_large', 'the answer does not fit in one frame');
+    this.send({ t: 'res', id, ok: false, error: error.toWire() }, 'control');
+    return false;
+  }
+
   /** From now on nothing is sent (the connection is closing). */
   close(): void {
     this.closed = true;

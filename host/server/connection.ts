@@ -7,6 +7,7 @@ import type WebSocket from 'ws';
 import {
   CloseCode,
   MAX_FRAME_BYTES,
+  quickSafeParse,
   RemoteMessage,
   TetherError,
   describeIssues,
@@ -189,6 +190,7 @@ export class Connection {
       origin: this.origin,
       subscriptions,
       sendAnswer: (response) => sender.sendAnswer(response),
+      sendEncodedAnswer: (id, resultJson) => sender.sendEncodedAnswer(id, resultJson),
       close: (code, reason) => this.close(code, reason),
     };
     return {
@@ -214,7 +216,7 @@ export class Connection {
   private receiveFrame(state: OpenState, data: WebSocket.RawData, isBinary: boolean): void {
     const raw = state.cipher.openFrame(frameBytes(data), isBinary);
     if (!state.confirmed) this.confirm(state);
-    const parsed = RemoteMessage.safeParse(raw);
+    const parsed = quickSafeParse(RemoteMessage, raw);
     if (!parsed.success) {
       const id = (raw as { id?: unknown }).id;
       if (typeof id !== 'string')

@@ -8,6 +8,9 @@ import {
   MAX_READ_BYTES,
   PROTOCOL_VERSION,
   TetherError,
+  acceptCheck,
+  isOpName,
+  OPS,
   parseRequest,
   type OpArgs,
   type OpName,
@@ -49,6 +52,8 @@ export interface RequestChannel {
   subscriptions: ChannelSubscriptions;
   /** Sends an answer; false when it did not go out. */
   sendAnswer(response: ResponseMessage): boolean;
+  /** Sends the successful answer to request `id` whose result is encoded as `resultJson`. */
+  sendEncodedAnswer(id: string, resultJson: string): boolean;
   /** Closes this channel's socket with `code`. */
   close(code: CloseCode, reason: string): void;
 }
@@ -62,9 +67,17 @@ export interface RequestContext extends RequestChannel {
 type Handler<O extends OpName> = (
   ctx: RequestContext,
   args: OpArgs<O>,
-) => OpResult<O> | Promise<OpResult<O>>;
+) => OpResult<O> | EncodedResult | Promise<OpResult<O>>;
 
-function hostInfo({ host }: RequestContext): OpResult<'host.info'> {
+/**
+ * A result its handler encoded already (`result`'s JSON text): sent as it is, so what does
+ * not change from one request to the next is not encoded again.
+ */
+class EncodedResult {
+  constructor(readonly json: string) {}
+}
+
+function hostInfoResult(host: RouterContext): OpResult<'host.info'> {
   const { runtime } = host;
   return {
     hostId: host.hostId,
@@ -102,6 +115,30 @@ function hostInfo({ host }: RequestContext): OpResult<'host.info'> {
       runWallTimeMs: runtime.limits.runWallTimeMs,
     },
   };
+}
+
+/** The last `host.info` encoded by each host (its runtime), and what it was built from. */
+const encodedInfo = new WeakMap<Runtime, { changing: string; json: string }>();
+
+/**
+ * `host.info`, built and encoded once per change: what may change while the host runs
+ * (the store's condition, its history, the MCP servers' states, push) is compared, as
+ * JSON, with what the last answer was built from; the rest is fixed at start.
+ */
+function hostInfo({ host }: RequestContext): EncodedResult {
+  const { runtime } = host;
+  const changing = JSON.stringify([
+    runtime.persistence,
+    runtime.history,
+    runtime.mcpServers,
+    runtime.vapidPublicKey,
+  ]);
+  let cached = encodedInfo.get(runtime);
+  if (cached?.changing !== changing) {
+    cached = { changing, json: JSON.stringify(hostInfoResult(host)) };
+    encodedInfo.set(runtime, cached);
+  }
+  return new EncodedResult(cached.json);
 }
 
 const HANDLERS: { [O in OpName]: Handler<O> } = {
@@ -168,7 +205,7 @@ const HANDLERS: { [O in OpName]: Handler<O> } = {
 function handle<O extends OpName>(
   ctx: RequestContext,
   request: { op: O; args: OpArgs<O> },
-): OpResult<O> | Promise<OpResult<O>> {
+): OpResult<O> | EncodedResult | Promise<OpResult<O>> {
   const handler: Handler<O> = HANDLERS[request.op];
   return handler(ctx, request.args);
 }
@@ -190,6 +227,19 @@ function failedAnswer(log: Logger, message: RequestMessage, error: unknown): Res
 }
 
 /**
+ * {@link parseRequest}, through the op's compiled accept check first: the args remotes
+ * send are certainly valid and returned as they are; anything else goes to zod.
+ */
+function readRequest(message: RequestMessage): ReturnType<typeof parseRequest> {
+  if (isOpName(message.op) && acceptCheck(OPS[message.op].args)?.(message.args) === true) {
+    return { id: message.id, op: message.op, args: message.args } as ReturnType<
+      typeof parseRequest
+    >;
+  }
+  return parseRequest(message);
+}
+
+/**
  * Answers one request on `channel`: validates it, runs its handler, and sends one `res`,
  * now or (for an asynchronous handler) once it settles.
  */
@@ -201,17 +251,20 @@ export function answerRequest(channel: RequestChannel, message: RequestMessage):
       after = then;
     },
   };
-  const succeed = (result: Record<string, unknown>): void => {
-    const sent = channel.sendAnswer({ t: 'res', id: message.id, ok: true, result });
+  const succeed = (result: Record<string, unknown> | EncodedResult): void => {
+    const sent =
+      result instanceof EncodedResult
+        ? channel.sendEncodedAnswer(message.id, result.json)
+        : channel.sendAnswer({ t: 'res', id: message.id, ok: true, result });
     after?.(sent);
   };
   // A failed request leaves nothing to do after its answer.
   const fail = (error: unknown): void => {
     channel.sendAnswer(failedAnswer(channel.host.log, message, error));
   };
-  let result: Record<string, unknown> | Promise<Record<string, unknown>>;
+  let result: Record<string, unknown> | EncodedResult | Promise<Record<string, unknown>>;
   try {
-    result = handle(ctx, parseRequest(message));
+    result = handle(ctx, readRequest(message));
   } catch (error) {
     return fail(error);
   }
