@@ -1,7 +1,10 @@
 /**
  * Starts queued runs in FIFO order when their session is free and the host has room:
  * one active run per session, at most `maxActiveRuns` executing on the host. Runs parked
- * for approval hold their session but not a host slot; answered, they resume first.
+ * for approval hold their session but not a host slot; answered, they resume first: the
+ * runtime hands the scheduler the run an answer unblocked ({@link RunScheduler.wake}), and
+ * every parked run is looked at only at start, after approvals expired in bulk, and after
+ * a halt (the store stays the truth).
  */
 import { isPersistenceFailed, type Store } from '../store/index.js';
 import { RunExecutor, type ExecutorDeps } from './run-executor.js';
@@ -13,6 +16,10 @@ export class RunScheduler {
   private accepting = true;
   /** Commits fail: nothing starts until {@link resume}. */
   private halted = false;
+  /** Parked runs an answer may have unblocked, in the order they were handed over. */
+  private readonly unblocked = new Set<string>();
+  /** Every parked run is to be looked at by the next claim (at start: none was yet). */
+  private lookAtAllParked = true;
 
   constructor(
     private readonly deps: ExecutorDeps,
@@ -51,6 +58,18 @@ export class RunScheduler {
     }
   }
 
+  /** An answer to one of `runId`'s approvals committed: it resumes if none is left waiting. */
+  wake(runId: string): void {
+    this.unblocked.add(runId);
+    this.kick();
+  }
+
+  /** Approvals were resolved in bulk (they expired): every parked run is looked at again. */
+  wakeAllParked(): void {
+    this.lookAtAllParked = true;
+    this.kick();
+  }
+
   /** Stops starting runs, stops the executing ones as `reason`, and waits for them to end. */
   async drain(timeoutMs: number): Promise<void> {
     this.accepting = false;
@@ -81,6 +100,8 @@ export class RunScheduler {
   /** Commits work again (and the stopped runs are recovered): starts what may start. */
   resume(): void {
     this.halted = false;
+    // A claim whose commit failed had let go of its run: the store knows which are parked.
+    this.lookAtAllParked = true;
     this.kick();
   }
 
@@ -95,16 +116,20 @@ export class RunScheduler {
    */
   private claimNext(store: Store): string | undefined {
     return store.write((tx) => {
-      const parked = store.runs.listRuns({
-        states: ['waiting_for_approval'],
-        limit: 500,
-        order: 'oldest',
-      });
-      for (const run of parked) {
-        if (this.executing.has(run.id)) continue;
-        if (store.tools.listToolCallsInState(run.id, ['waiting_for_approval']).length > 0) continue;
+      if (this.lookAtAllParked) {
+        this.lookAtAllParked = false;
+        for (const runId of store.runs.listParkedRunIds()) this.unblocked.add(runId);
+      }
+      for (const runId of this.unblocked) {
+        // Still executing: it is parking now, and its end kicks the scheduler again.
+        if (this.executing.has(runId)) continue;
+        this.unblocked.delete(runId);
+        const run = store.runs.getRun(runId);
+        if (run?.state !== 'waiting_for_approval') continue;
+        // Another call still waits: the answer to it hands the run over again.
+        if (store.tools.listToolCallsInState(runId, ['waiting_for_approval']).length > 0) continue;
         moveRun(store, run, 'running', tx);
-        return run.id;
+        return runId;
       }
       const queued = store.runs.listRuns({ states: ['queued'], limit: 500, order: 'oldest' });
       for (const run of queued) {

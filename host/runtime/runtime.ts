@@ -288,7 +288,7 @@ export class Runtime {
   respondApproval(args: OpArgs<'approval.respond'>, by: Actor): OpResult<'approval.respond'> {
     this.expireDueApprovals();
     const result = respondToApproval(this.store, args, by);
-    this.scheduler.kick();
+    this.wakeRunOf(args.approvalId);
     this.scheduleExpiry();
     return result;
   }
@@ -305,7 +305,7 @@ export class Runtime {
   async addRule(args: OpArgs<'policy.rule_add'>, by: Actor): Promise<OpResult<'policy.rule_add'>> {
     this.expireDueApprovals();
     const result = await addRule(this.rules, args, by);
-    this.scheduler.kick();
+    this.wakeRunOf(args.approvalId);
     this.scheduleExpiry();
     return result;
   }
@@ -453,9 +453,16 @@ export class Runtime {
     return this.live.listen(listener);
   }
 
+  /** Hands the scheduler the run an answered approval belongs to: it resumes if it may. */
+  private wakeRunOf(approvalId: string): void {
+    const runId = this.store.tools.getApproval(approvalId)?.runId;
+    if (runId === undefined) this.scheduler.kick();
+    else this.scheduler.wake(runId);
+  }
+
   /** Resolves approvals past their expiry, resumes their runs, and arms the next check. */
   expireDueApprovals(): void {
-    if (expireApprovals(this.store, Date.now()) > 0) this.scheduler.kick();
+    if (expireApprovals(this.store, Date.now()) > 0) this.scheduler.wakeAllParked();
     this.scheduleExpiry();
   }
 

@@ -319,6 +319,15 @@ export class SessionsAndRuns {
     return rows.map(toRun);
   }
 
+  /** Ids of the runs parked for approval, oldest first (the scheduler's look at start). */
+  listParkedRunIds(): string[] {
+    return this.prepare(
+      "SELECT id FROM runs WHERE state = 'waiting_for_approval' ORDER BY created_at, rowid",
+    )
+      .pluck()
+      .all() as string[];
+  }
+
   /** Runs that started and finished but whose `session.idle` was never recorded. */
   listRunsAwaitingIdle(): StoredRun[] {
     const rows = this.prepare(
