@@ -4,7 +4,6 @@
  */
 import { lookup } from 'node:dns/promises';
 import { networkInterfaces } from 'node:os';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { readAdminFile } from '../server/index.js';
 import { hostNearby, isAlive } from './admin-client.js';
 import { localHostName } from '../tls/index.js';
@@ -68,6 +67,9 @@ function lanAddresses(): string[] {
     .map((entry) => entry.address);
 }
 
+/** How long the `.local` name may take to resolve before it counts as not resolving. */
+const MDNS_TIMEOUT_MS = 3_000;
+
 export async function checkLan(
   port: number,
   platform: NodeJS.Platform = process.platform,
@@ -85,10 +87,13 @@ export async function checkLan(
   const name = `${localHostName(platform)}.local`;
   const first = addresses.find((address) => !address.includes(':')) ?? addresses[0];
   const origin = `--origin http://${first ?? '<LAN address>'}:${port}`;
+  let timer: NodeJS.Timeout | undefined;
   try {
     const found = await Promise.race([
       lookup(name, { all: true }),
-      sleep(3_000).then(() => Promise.reject(new Error('timeout'))),
+      new Promise<never>((_resolve, reject) => {
+        timer = setTimeout(() => reject(new Error('timeout')), MDNS_TIMEOUT_MS);
+      }),
     ]);
     const list = found.map((entry) => entry.address).join(', ');
     return [lan, { id: 'mdns', status: 'pass', detail: `${name} resolves to ${list}` }];
@@ -113,6 +118,9 @@ export async function checkLan(
         fix: `check System Settings → General → Sharing → Local hostname, or pair with tether pair ${origin}`,
       },
     ];
+  } finally {
+    // A lookup that failed at once must not keep doctor waiting for its timeout.
+    clearTimeout(timer);
   }
 }
 
