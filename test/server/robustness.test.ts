@@ -95,7 +95,9 @@ function sendOnce(url: string, frame: string | Uint8Array, address: string): Pro
     socket.on('open', () => socket.send(frame));
     socket.on('close', done);
     socket.on('error', done);
-    setTimeout(done, 2000);
+    // A frame the host takes as a hello is welcomed and held until its first-frame bound
+    // (tested in replayed-hello): it has been read by then, and this one is let go.
+    setTimeout(done, 500);
   });
 }
 
@@ -143,14 +145,18 @@ describe('random and mutated frames', () => {
       expect(answer.t).toBe('res');
       frames++;
     }
-    // Tampered sealed frames close their channel with 4400.
-    for (let i = 0; i < 200; i++) {
-      const victim = await RawChannel.open(device);
-      const sealed = victim.cipher.seal({ t: 'ping' });
-      sealed[Math.floor(next() * sealed.length)]! ^= 1 + Math.floor(next() * 255);
-      victim.socket.socket.send(sealed);
-      expect((await victim.socket.closed).code).toBe(4400);
-      frames++;
+    // Tampered sealed frames close their channel with 4400; four channels at a time, within
+    // the device's channel cap beside the one above.
+    for (let batch = 0; batch < 50; batch++) {
+      const tampered = Array.from({ length: 4 }, async () => {
+        const victim = await RawChannel.open(device);
+        const sealed = victim.cipher.seal({ t: 'ping' });
+        sealed[Math.floor(next() * sealed.length)]! ^= 1 + Math.floor(next() * 255);
+        victim.socket.socket.send(sealed);
+        return (await victim.socket.closed).code;
+      });
+      expect(await Promise.all(tampered)).toEqual([4400, 4400, 4400, 4400]);
+      frames += 4;
     }
     expect(frames).toBeGreaterThanOrEqual(10_000);
 
