@@ -41,7 +41,13 @@ function decodeCursor(cursor: string | undefined): PageCursor | undefined {
   return { createdAt: Number(match[1]), id: match[2]! };
 }
 
+/** Pages of `runs.list` kept between two commits. */
+const MAX_KEPT_PAGES = 32;
+
 export class RunQueries {
+  private readonly pages = new Map<string, OpResult<'runs.list'>>();
+  private pagesAt = -1;
+
   constructor(
     private readonly store: Store,
     private readonly live: LiveHub,
@@ -110,7 +116,25 @@ export class RunQueries {
     });
   }
 
+  /**
+   * `runs.list`, answered again from the last answers to the same args while nothing was
+   * committed since (screens and devices ask for the same page over and over).
+   */
   listRuns(args: OpArgs<'runs.list'>): OpResult<'runs.list'> {
+    if (this.pagesAt !== this.store.commits) {
+      this.pages.clear();
+      this.pagesAt = this.store.commits;
+    }
+    const key = JSON.stringify(args);
+    let page = this.pages.get(key);
+    if (page === undefined) {
+      page = this.readRunsPage(args);
+      if (this.pages.size < MAX_KEPT_PAGES) this.pages.set(key, page);
+    }
+    return page;
+  }
+
+  private readRunsPage(args: OpArgs<'runs.list'>): OpResult<'runs.list'> {
     const limit = args.limit ?? DEFAULT_PAGE;
     const runs = this.store.runs.listRuns({
       limit: limit + 1,

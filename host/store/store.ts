@@ -108,6 +108,7 @@ export class Store {
   private readonly persistenceListeners = new Set<PersistenceListener>();
   /** Set while the probe or the recovery after it commits past the closed gate. */
   private reopening = false;
+  private committed = 0;
   private readonly pageLimit: PageLimitControl | null;
   private readonly fileGuard: DatabaseFileGuard;
   private readonly secrets: Redactor | null;
@@ -172,6 +173,7 @@ export class Store {
       this.fileGuard.check();
       this.pageLimit?.apply(this.db);
       result = this.db.transaction(() => fn(this.context(events))).immediate();
+      this.committed++;
     } catch (error) {
       // Out of the transaction before anyone hears of the failure.
       this.pending = null;
@@ -184,6 +186,14 @@ export class Store {
       this.publish(events);
     }
     return result;
+  }
+
+  /**
+   * Write transactions committed since the store opened: a read made at one count still
+   * holds while the count is the same (every write goes through {@link write}).
+   */
+  get commits(): number {
+    return this.committed;
   }
 
   /** Reads in one transaction, so everything read belongs to the same committed state. */
