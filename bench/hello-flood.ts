@@ -12,7 +12,7 @@
  *
  *   npm run bench:hello
  */
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -37,7 +37,7 @@ const BASELINE_CALLS = 200;
 const bin = new URL('../../bin/tether.js', import.meta.url).pathname;
 
 interface Host {
-  readonly child: ChildProcessWithoutNullStreams;
+  readonly child: ChildProcess;
   readonly url: string;
   readonly dataDir: string;
   stop(): Promise<void>;
@@ -62,11 +62,13 @@ async function startHostProcess(): Promise<Host> {
       '--workspace',
       join(root, 'workspace'),
     ],
-    { env: { PATH: process.env['PATH'] ?? '', HOME: root, TETHER_KEY_STORE: 'file' } },
+    {
+      env: { PATH: process.env['PATH'] ?? '', HOME: root, TETHER_KEY_STORE: 'file' },
+      // host.log has every line; stderr, the same lines, goes nowhere (as in host-process.ts).
+      stdio: ['ignore', 'pipe', 'ignore'],
+    },
   );
   let output = '';
-  // The host logs every line to stderr as well: read it all, or the pipe would stall it.
-  child.stderr.on('data', () => undefined);
   const url = await new Promise<string>((resolve, reject) => {
     child.stdout.on('data', (chunk: Buffer) => {
       output += chunk.toString();
