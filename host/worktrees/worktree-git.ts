@@ -4,7 +4,15 @@
  * Every command is the host's own, hardened (run-git.ts); the run itself never moves a
  * branch: inside its sandbox git is read-only.
  */
-import { existsSync, mkdirSync, realpathSync, renameSync, rmSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+} from 'node:fs';
 import { copyFile, readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { git, GitError, gitSync, runGit } from './run-git.js';
@@ -337,12 +345,28 @@ export async function removeWorktree(worktree: Worktree, deleteBranch: boolean):
       '--force',
       worktree.path,
     ]);
-    if (removed.code !== 0) rmSync(worktree.path, { recursive: true, force: true });
+    if (removed.code !== 0) {
+      // A folder the run left without permissions stops git and rm alike.
+      openFolders(worktree.path);
+      rmSync(worktree.path, { recursive: true, force: true });
+    }
   }
   await git(repository, ['worktree', 'prune']);
   if (!deleteBranch) return;
   const deleted = await runGit(repository, ['branch', '-D', worktree.branch]);
   if (deleted.code !== 0 && !deleted.stderr.includes('not found')) {
     throw new GitError(['branch'], deleted);
+  }
+}
+
+/** Gives the owner back every permission on `folder` and the folders in it (links not followed). */
+function openFolders(folder: string): void {
+  try {
+    chmodSync(folder, 0o700);
+    for (const entry of readdirSync(folder, { withFileTypes: true })) {
+      if (entry.isDirectory()) openFolders(path.join(folder, entry.name));
+    }
+  } catch {
+    // Not ours, or gone: the removal says what is left.
   }
 }

@@ -1,12 +1,13 @@
 /**
  * What the files a run left in its worktree cannot make the host's own git do, against
  * real repositories: run a filter program the user's git config defines, be taken for the
- * repository by a rewritten `.git`, show one file's diff under another's name, or have a
- * conflicting file named in git's quoted form.
+ * repository by a rewritten `.git`, show one file's diff under another's name, have a
+ * conflicting file named in git's quoted form, or keep its worktree from being removed.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   changedFiles,
@@ -186,5 +187,52 @@ describe("a run's files given to the host's git", () => {
 
     const outcome = await mergeIntoCheckout(repository, commit.head, 'merge');
     expect(outcome).toEqual({ kind: 'conflict', into: 'main', files: names });
+  });
+
+  it('are removed with their worktree, even a folder the run made unreadable', () => {
+    // File modes bind only a user who is not root: as root the scenario runs as nobody.
+    // It uses the built host (npm run build): a child process cannot load the sources.
+    const scenario = path.join(dir.path, 'scenario.mjs');
+    const built = fileURLToPath(new URL('../../dist/host/worktrees/index.js', import.meta.url));
+    writeFileSync(
+      scenario,
+      `
+import { execFileSync } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { checkWorktreeSource, createWorktree, removeWorktree } from '${built}';
+const root = process.argv[2];
+const repository = path.join(root, 'repo');
+const git = (...args) => execFileSync('git', ['-C', repository, ...args], { encoding: 'utf8' });
+mkdirSync(repository);
+git('init', '--quiet', '--initial-branch=main');
+writeFileSync(path.join(repository, 'README.md'), 'hello\\n');
+git('add', '.');
+git('-c', 'user.name=U', '-c', 'user.email=u@x', 'commit', '--quiet', '-m', 'first');
+const checked = checkWorktreeSource(repository, undefined);
+const worktree = { ...checked.source, path: path.join(root, 'data', 'ses_1'), branch: 'tether/x' };
+await createWorktree(worktree);
+// What the run leaves: a folder with files in it, then no permission on it at all.
+mkdirSync(path.join(worktree.path, 'locked', 'inner'), { recursive: true });
+writeFileSync(path.join(worktree.path, 'locked', 'inner', 'file'), 'x');
+chmodSync(path.join(worktree.path, 'locked', 'inner'), 0o000);
+chmodSync(path.join(worktree.path, 'locked'), 0o000);
+let error = null;
+await removeWorktree(worktree, true).catch((e) => { error = String(e); });
+const branch = git('branch', '--list', worktree.branch).trim();
+console.log(JSON.stringify({ error, folder: existsSync(worktree.path), branch }));
+`,
+    );
+    const root = path.join(dir.path, 'scenario');
+    mkdirSync(root);
+    const asRoot = process.getuid?.() === 0;
+    if (asRoot) execFileSync('chown', ['-R', 'nobody', dir.path]);
+    const node = [process.execPath, scenario, root];
+    const output = execFileSync(
+      asRoot ? 'setpriv' : node[0]!,
+      asRoot ? ['--reuid=nobody', '--regid=nogroup', '--clear-groups', ...node] : node.slice(1),
+      { encoding: 'utf8', env: { ...process.env, HOME: root } },
+    );
+    expect(JSON.parse(output)).toEqual({ error: null, folder: false, branch: '' });
   });
 });
