@@ -53,9 +53,12 @@ export async function mergeIntoCheckout(
   );
   if (merged.code !== 0) {
     if (existsSync(mergeHead)) {
-      // The checkout moved between the trial and the merge: undo what this merge began.
+      // Git stopped with the merge begun: the checkout moved between the trial and the
+      // merge (a conflict now), or the merge commit could not be written (a signing
+      // program that failed). Either way what this merge began is undone.
       await runGit(place, ['merge', '--abort']);
-      return { kind: 'conflict', into, files: await conflictedFiles(repository, head) };
+      const files = await conflictedFiles(repository, head);
+      return files.length > 0 ? { kind: 'conflict', into, files } : refusedBy(merged, repository);
     }
     return refusedBy(merged, repository);
   }

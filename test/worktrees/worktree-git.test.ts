@@ -160,6 +160,31 @@ describe('a run worktree', () => {
     expect(readFileSync(path.join(repository, 'new.txt'), 'utf8')).toBe('from the run\n');
   });
 
+  it('says why when git cannot write the merge commit, and leaves no merge begun', async () => {
+    const { repository, worktree } = setUp();
+    const gitDir = await createWorktree(worktree);
+    writeFileSync(path.join(worktree.path, 'new.txt'), 'from the run\n');
+    const result = await commitWorktree({ ...worktree, gitDir }, AUTHOR, 'task');
+    writeFileSync(path.join(repository, 'README.md'), 'hello, edited by the user\n');
+    gitIn(repository, 'commit', '-qam', 'user edit');
+    const head = gitIn(repository, 'rev-parse', 'HEAD');
+    // The user signs commits, and gpg cannot sign now (no agent, no terminal for a pin).
+    const gpg = path.join(path.dirname(repository), 'gpg.sh');
+    writeFileSync(gpg, '#!/bin/sh\necho "gpg: signing failed: No pinentry" >&2\nexit 2\n', {
+      mode: 0o755,
+    });
+    gitIn(repository, 'config', 'commit.gpgSign', 'true');
+    gitIn(repository, 'config', 'gpg.program', gpg);
+
+    const outcome = await mergeIntoCheckout(repository, result.head, 'Merge');
+    expect(outcome).toMatchObject({
+      kind: 'refused',
+      reason: expect.stringContaining('gpg failed to sign') as unknown,
+    });
+    expect(gitIn(repository, 'rev-parse', 'HEAD')).toBe(head);
+    expect(gitIn(repository, 'status', '--porcelain')).toBe('');
+  });
+
   it('is removed with its branch, or keeps the branch', async () => {
     const { repository, worktree } = setUp();
     await createWorktree(worktree);
