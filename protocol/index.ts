@@ -98,6 +98,7 @@ export {
 } from './worktree.js';
 export { DEFAULT_PUSH_KINDS, DevicePush, PushKind, PushPayload } from './push.js';
 export { Event } from './events.js';
+export { eventJson, keepEventJson } from './event-json.js';
 export type { EventPayload, NewEvent } from './events.js';
 export {
   isOpName,

@@ -5,5 +5,3 @@ export { Runtime } from './runtime.js';
 export type { Subscription } from './subscriptions.js';
 export { REPLAY_WINDOW } from './subscriptions.js';
 export type { RuntimeModel, LiveMessage } from './types.js';
-/** An event's JSON text, as the store kept it (host/store/event-json.ts): what frames carry. */
-export { eventJson } from '../store/index.js';

@@ -4,7 +4,8 @@
  * for live previews.
  */
 import type { Event } from '../../protocol/index.js';
-import { eventJson, type Subscription } from '../runtime/index.js';
+import { eventJson } from '../../protocol/index.js';
+import type { Subscription } from '../runtime/index.js';
 import type { ChannelSender } from './channel-sender.js';
 import { eventsFrameJson } from './events-frame.js';
 import { newServerId } from './server-ids.js';

@@ -7,7 +7,7 @@
  * collections: the flow-control test's RSS went from ~20 to 30-90 MB.
  */
 import type { Event } from '../../protocol/index.js';
-import { eventJson } from '../runtime/index.js';
+import { eventJson } from '../../protocol/index.js';
 
 let lastJoined: { events: readonly Event[]; json: string } | undefined;
 

@@ -2,10 +2,15 @@
  * The append-only event log. Seq is assigned by SQLite inside the committing transaction.
  */
 import type { Statement } from 'better-sqlite3';
-import { parseWith, Event, type NewEvent, quickSafeParse } from '../../protocol/index.js';
+import {
+  parseWith,
+  Event,
+  keepEventJson,
+  type NewEvent,
+  quickSafeParse,
+} from '../../protocol/index.js';
 import type { Redactor } from '../log/index.js';
 import { cachedPrepare, type Db } from './database.js';
-import { keepEventJson } from './event-json.js';
 import { maskedJson } from './masked-json.js';
 
 /**

@@ -13,7 +13,6 @@ export type { StoredSummary } from './session-summaries.js';
 export type { StoredToolCall, StoredArtifact, OutputFile } from './tool-records.js';
 export type { ModelUsageTotals } from './usage-totals.js';
 export { newId } from './ids.js';
-export { eventJson } from './event-json.js';
 export { readFilePage } from './output-files.js';
 export { readHistoryMark } from './history-mark.js';
 export {

@@ -4,7 +4,8 @@
 // JSON.stringify output): an older version's, a hand edit, a corrupted file. Marked
 // `it.fails`: they record what the fast path lets through, not fixed on this branch.
 import { describe, expect, it } from 'vitest';
-import { eventJson, Store } from '../../host/store/index.js';
+import { eventJson } from '../../protocol/index.js';
+import { Store } from '../../host/store/index.js';
 import { tempDir } from '../support/temp-dir.js';
 
 const digest = 'sha256:' + 'a'.repeat(64);

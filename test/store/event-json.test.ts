@@ -5,7 +5,8 @@ import { describe, expect, it } from 'vitest';
 import type { NewEvent } from '../../protocol/index.js';
 import { EVENT_TYPES } from '../../protocol/testing.js';
 import { Redactor } from '../../host/log/index.js';
-import { eventJson, Store } from '../../host/store/index.js';
+import { eventJson } from '../../protocol/index.js';
+import { Store } from '../../host/store/index.js';
 import { tempDir } from '../support/temp-dir.js';
 import { eventSamples } from '../protocol/samples.js';
 

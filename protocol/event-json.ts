@@ -10,7 +10,7 @@
  * number such as 1e400 or -0 that JSON.stringify would write as null or 0
  * (test/store/event-json-attack.test.ts).
  */
-import type { Event } from '../../protocol/index.js';
+import type { Event } from './events.js';
 
 const texts = new WeakMap<Event, string>();
 
