@@ -11,6 +11,7 @@ import {
   type ToolCall,
   type ToolCallState,
 } from '../../protocol/index.js';
+import { worktreeAfter } from './session-worktree.js';
 import type { StateDraft } from './state-draft.js';
 
 type EventOf<T extends Event['type']> = Extract<Event, { type: T }>;
@@ -157,10 +158,15 @@ export function applyEvent(draft: StateDraft, event: Event): void {
     case 'policy.rule_added':
     case 'policy.rule_removed':
     case 'session.compacted':
+      // No record here holds rules (the Rules screen asks policy.rules) or summaries.
+      return;
     case 'run.result':
     case 'run.integrated':
-      // No record here holds rules (the Rules screen asks policy.rules), summaries or a
-      // worktree's result (they are in the run's timeline; a review asks run.review).
+      // The session's worktree moves on; the review itself is asked with run.review.
+      if (sessionId === null) return;
+      draft.update('sessions', sessionId, seq, (session) =>
+        session === undefined ? undefined : worktreeAfter(session, event.type, event.payload),
+      );
       return;
   }
 }

@@ -23,3 +23,9 @@ export { costText, usageText } from './usage-text.js';
 export { allowedByText } from './allowed-by-text.js';
 export { commandLine } from './command-line.js';
 export { failureText } from './failure-text.js';
+export {
+  type HeldWorktree,
+  INTEGRATED_STATES,
+  runsToReview,
+  worktreeOf,
+} from './session-worktree.js';

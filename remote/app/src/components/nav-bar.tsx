@@ -1,13 +1,17 @@
 /**
- * The tab bar: runs, submit, approvals (with the pending count across hosts), devices.
+ * The tab bar: runs, submit, approvals (with the count of what waits for the user across
+ * hosts: approvals, and runs' branches ready to review), devices.
  */
-import { pendingApprovals } from '#client';
+import { pendingApprovals, runsToReview } from '#client';
 import type { Route } from '../logic/route.js';
 import { useAppView } from '../state/app-context.js';
 
 export function NavBar({ route }: { route: Route }) {
   const view = useAppView();
-  const pending = view.hosts.reduce((sum, host) => sum + pendingApprovals(host.state).length, 0);
+  const pending = view.hosts.reduce(
+    (sum, host) => sum + pendingApprovals(host.state).length + runsToReview(host.state).size,
+    0,
+  );
   const current = (screen: Route['screen']) =>
     route.screen === screen ||
     (screen === 'runs' && (route.screen === 'run' || route.screen === 'changes'))

@@ -4,7 +4,7 @@
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { type Artifact, isTerminalRunState, type Message, type Run } from '#protocol';
-import { costText, toolCallsOf, usageText } from '#client';
+import { costText, toolCallsOf, usageText, worktreeOf } from '#client';
 import { ApprovalPill } from '../components/approval-pill.js';
 import { DiffView } from '../components/diff-view.js';
 import { HostApproval } from '../components/host-approval.js';
@@ -32,6 +32,13 @@ import { currentRetry, formatBytes, isSessionIdle } from '../logic/run-screen-vi
 import { hostOf, useAppView } from '../state/app-context.js';
 import type { HostView } from '../state/app-view.js';
 import { navigate } from '../state/route-hook.js';
+import { lazyScreen } from './lazy-screen.js';
+
+/** The review of a run that worked on its own branch: a chunk of its own. */
+const WorktreeReview = lazyScreen(
+  () => import('../components/worktree-review.js').then((m) => m.WorktreeReview),
+  { part: true },
+);
 
 export function RunScreen({ hostId, runId }: { hostId: string; runId: string }) {
   const view = useAppView();
@@ -154,6 +161,9 @@ function RunView({ host, run }: { host: HostView; run: Run }) {
         </p>
       )}
       <RunOutcome run={run} />
+      {worktreeOf(state.sessions[run.sessionId]) !== undefined && (
+        <WorktreeReview host={host} run={run} />
+      )}
       <Artifacts host={host} artifacts={state.artifacts[run.id] ?? []} />
 
       {/* The dock stays put at the bottom of the screen (above the keyboard when it is

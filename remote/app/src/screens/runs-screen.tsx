@@ -1,10 +1,11 @@
 /**
- * Every host's runs, active first, with state badges and pending approvals; commands
- * waiting to send on top. Live: it follows the host's events. Older runs than the
- * snapshot's recent ones are paged in as the end of the list comes near, or by a button.
+ * Every host's runs, active first, with state badges, pending approvals and branches ready
+ * to review; commands waiting to send on top. Live: it follows the host's events. Older
+ * runs than the snapshot's recent ones are paged in as the end of the list comes near, or
+ * by a button.
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { pendingApprovals } from '#client';
+import { pendingApprovals, runsToReview } from '#client';
 import { HostHeader } from '../components/host-header.js';
 import { ModelNotice } from '../components/model-notice.js';
 import { RunStateBadge } from '../components/run-state-badge.js';
@@ -59,6 +60,7 @@ function HostRuns({
   const now = useNow();
   const runs = listedRuns(host.state.runs, host.older.runs);
   const waiting = pendingApprovals(host.state);
+  const reviews = runsToReview(host.state);
   return (
     <section class="host-section">
       <HostHeader host={host} />
@@ -90,6 +92,12 @@ function HostRuns({
                       <span class="pending-count">
                         {' '}
                         · {approvals} approval{approvals === 1 ? '' : 's'} waiting
+                      </span>
+                    )}
+                    {reviews.has(run.id) && (
+                      <span class="pending-count" data-testid="run-review-ready">
+                        {' '}
+                        · ready to review
                       </span>
                     )}
                   </span>

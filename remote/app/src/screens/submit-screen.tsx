@@ -1,6 +1,8 @@
 /**
  * A new task: its text, the workspace (from `host.info`), the model it will use (a choice
- * when the host offers several). The host is a live one unless the user picks another.
+ * when the host offers several), and, where the host keeps worktrees, whether it works in
+ * its own branch (docs/worktrees.md; on by default where the workspace's config says so).
+ * The host is a live one unless the user picks another.
  * Stored in the outbox first, so it works offline: it waits to send and goes out once
  * when the host is back.
  */
@@ -49,6 +51,11 @@ function SubmitForm({ host }: { host: HostView }) {
   const models = host.info?.models ?? [];
   const chosenWorkspace = workspace ?? workspaces[0]?.path;
   const chosenModel = model ?? host.info?.model ?? models[0];
+  const [ownBranch, setOwnBranch] = useState<boolean | undefined>(undefined);
+  const worktrees = host.info?.capabilities.includes('worktrees') === true;
+  const branchByDefault =
+    workspaces.find((w) => w.path === chosenWorkspace)?.['isolation'] === 'worktree';
+  const isolated = worktrees && (ownBranch ?? branchByDefault);
 
   const submit = () => {
     const task = text.trim();
@@ -57,6 +64,10 @@ function SubmitForm({ host }: { host: HostView }) {
       input: { text: task },
       ...(chosenWorkspace === undefined ? {} : { workspace: chosenWorkspace }),
       ...(models.length > 1 && chosenModel !== undefined ? { model: chosenModel } : {}),
+      // Said only when it differs from what the host does unasked.
+      ...(worktrees && isolated !== branchByDefault
+        ? { isolation: isolated ? 'worktree' : 'none' }
+        : {}),
     });
     if (host.status.state !== 'open') {
       // Offline: it is stored and shows as waiting on the runs screen until it is sent.
@@ -121,6 +132,23 @@ function SubmitForm({ host }: { host: HostView }) {
         </label>
       )}
       {models.length <= 1 && <ModelUsed host={host} model={chosenModel} />}
+      {worktrees && (
+        <label class="switch-row">
+          <input
+            type="checkbox"
+            role="switch"
+            data-testid="submit-own-branch"
+            checked={isolated}
+            onChange={(event) => setOwnBranch(event.currentTarget.checked)}
+          />
+          <span>
+            Work in its own branch
+            <span class="muted small block">
+              Your checkout stays as it is; you review the branch and merge it when the run ends.
+            </span>
+          </span>
+        </label>
+      )}
       <button
         type="submit"
         class="button primary wide"
@@ -134,7 +162,11 @@ function SubmitForm({ host }: { host: HostView }) {
           Not connected: the task will wait on this device and send itself once.
         </p>
       )}
-      {action.error !== undefined && <p class="error">{action.error}</p>}
+      {action.error !== undefined && (
+        <p class="error" data-testid="submit-error">
+          {action.error}
+        </p>
+      )}
     </form>
   );
 }
