@@ -115,3 +115,8 @@ export class TetherError extends Error {
 export function isErrorCode(code: string): code is ErrorCode {
   return Object.hasOwn(ERROR_CODES, code);
 }
+
+/** The message of anything thrown: an Error's message, else the value as text. */
+export function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -18,7 +18,14 @@ export {
   utf8,
 } from './encoding.js';
 export { digest } from './digest.js';
-export { CloseCode, ERROR_CODE_NAMES, ERROR_CODES, isErrorCode, TetherError } from './errors.js';
+export {
+  CloseCode,
+  ERROR_CODE_NAMES,
+  ERROR_CODES,
+  errorMessage,
+  isErrorCode,
+  TetherError,
+} from './errors.js';
 export type { ErrorCode } from './errors.js';
 export type { ModelFailureCode, RunFailure, ToolFailureCode } from './failures.js';
 export { describeIssues, parseJson, parseWith } from './validate.js';

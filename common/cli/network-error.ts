@@ -4,6 +4,7 @@
  * certificate was not trusted (TLS); each with what to try.
  */
 import { tetherCommand } from './command-name.js';
+import { errorMessage } from '../../protocol/index.js';
 
 /** The kinds of "cannot reach" a command tells apart. */
 type NetworkFailureKind = 'DNS' | 'refused' | 'timeout' | 'TLS' | 'network';
@@ -78,7 +79,7 @@ export function describeNetworkFailure(
       return `cannot reach ${target}: TLS: the secure connection failed${code}: the certificate is not trusted or does not match, or the host serves plain HTTP; trust the host's CA (docs/https.md) or use its http:// address${other}`;
     case 'network': {
       const inner = chain(error).at(-1);
-      const why = failure.code ?? (inner instanceof Error ? inner.message : String(inner));
+      const why = failure.code ?? errorMessage(inner);
       return `cannot reach ${target}: ${why}; check the network${other}`;
     }
   }

@@ -13,6 +13,7 @@ import type { HostConfig } from '../config/index.js';
 import type { SandboxStatus } from '../sandbox/index.js';
 import { serverNames } from '../tls/index.js';
 import { tetherCommand } from '../../common/cli/index.js';
+import { errorMessage } from '../../protocol/index.js';
 
 /**
  * One check's outcome: `fix` is the command (or step) that cures a failure or a warning.
@@ -147,7 +148,7 @@ export function checkDatabase(dataDir: string): CheckResult {
   } catch (error) {
     return fail(
       'database',
-      `${path} cannot be opened: ${error instanceof Error ? error.message : String(error)}`,
+      `${path} cannot be opened: ${errorMessage(error)}`,
       restoreFix(dataDir),
     );
   }
@@ -257,7 +258,7 @@ export function checkDisk(dataDir: string): CheckResult {
     const stat = statfsSync(existsSync(dataDir) ? dataDir : join(dataDir, '..'));
     free = stat.bavail * stat.bsize;
   } catch (error) {
-    return skip('disk', `cannot tell: ${error instanceof Error ? error.message : String(error)}`);
+    return skip('disk', `cannot tell: ${errorMessage(error)}`);
   }
   const text = `${(free / 1024 ** 3).toFixed(1)} GiB free`;
   return free >= MIN_FREE_BYTES

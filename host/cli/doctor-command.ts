@@ -27,6 +27,7 @@ import { hostNearby } from './admin-client.js';
 import { checkHistory } from './doctor-history.js';
 import { checkWorktrees } from './doctor-worktrees.js';
 import type { HostCommandContext } from './host-command.js';
+import { errorMessage } from '../../protocol/index.js';
 
 /** The usage text of `doctor`, for `--help` and command-line errors. */
 export const DOCTOR_USAGE = `Usage: tether doctor [--data DIR] [--config FILE] [--json]
@@ -62,7 +63,7 @@ async function configChecks(loaded: HostConfig, signal: AbortSignal): Promise<Ch
     keyProblem = {
       id: 'model',
       status: 'fail',
-      detail: `the stored model key cannot be read: ${error instanceof Error ? error.message : String(error)}`,
+      detail: `the stored model key cannot be read: ${errorMessage(error)}`,
       fix: `${tetherCommand()} model set-key`,
     };
   }

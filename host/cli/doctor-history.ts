@@ -16,6 +16,7 @@ import {
 } from '../store/index.js';
 import { tetherCommand } from '../../common/cli/index.js';
 import type { CheckResult } from './doctor-checks.js';
+import { errorMessage } from '../../protocol/index.js';
 
 const acknowledge = () =>
   `see what your devices show of the runs after that point, then ${tetherCommand()} history --acknowledge`;
@@ -28,7 +29,7 @@ export function checkHistory(dataDir: string): CheckResult {
   try {
     db = new Database(path, { readonly: true, fileMustExist: true });
   } catch (error) {
-    const why = error instanceof Error ? error.message : String(error);
+    const why = errorMessage(error);
     return { id: 'history', status: 'skip', detail: `cannot read ${path}: ${why}` };
   }
   try {
@@ -61,7 +62,7 @@ export function checkHistory(dataDir: string): CheckResult {
       detail: `events up to ${allocated}, none lost as far as is known`,
     };
   } catch (error) {
-    const why = error instanceof Error ? error.message : String(error);
+    const why = errorMessage(error);
     return { id: 'history', status: 'skip', detail: `cannot tell: ${why}` };
   } finally {
     db.close();

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { tetherCommand } from '../../common/cli/index.js';
 import type { CheckResult } from './doctor-checks.js';
+import { errorMessage } from '../../protocol/index.js';
 
 /** A result unanswered this long counts as forgotten. */
 const REVIEW_STALE_AFTER_MS = 7 * 24 * 60 * 60 * 1000;
@@ -71,7 +72,7 @@ export function checkWorktrees(dataDir: string, now = Date.now()): CheckResult {
       db.close();
     }
   } catch (error) {
-    const why = error instanceof Error ? error.message : String(error);
+    const why = errorMessage(error);
     return { id: 'worktrees', status: 'skip', detail: `cannot read ${path}: ${why}` };
   }
   if (findings === undefined) {

@@ -2,7 +2,7 @@
  * The `tether` command (`tether remote …` is dispatched to the remote's CLI by bin/tether.js).
  */
 import { homedir } from 'node:os';
-import { setEnglishIssueMessages } from '../../protocol/index.js';
+import { setEnglishIssueMessages, errorMessage } from '../../protocol/index.js';
 import { ConfigError, HOST_USAGE, resolveDataDir } from '../config/index.js';
 import { StoreOpenError } from '../store/index.js';
 import { VERSION } from '../version.js';
@@ -187,7 +187,7 @@ export async function main(argv: readonly string[]): Promise<number> {
       process.stderr.write(`tether: ${error.message}\n`);
       return 2;
     }
-    process.stderr.write(`tether: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.stderr.write(`tether: ${errorMessage(error)}\n`);
     return 1;
   }
 }

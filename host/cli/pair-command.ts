@@ -9,6 +9,7 @@ import { renderUnicodeCompact } from 'uqr';
 import { AdminClient, type OfferStatus } from './admin-client.js';
 import { formatSas, parseCommandArgs, tetherCommand, UsageError } from '../../common/cli/index.js';
 import type { HostCommandContext } from './host-command.js';
+import { errorMessage } from '../../protocol/index.js';
 
 /** How often the offer's state is asked for while waiting. */
 const PAIR_POLL_MS = 500;
@@ -76,7 +77,7 @@ async function revokeStopped(
       err('\ntether: the offer is revoked: its link no longer pairs a device\n');
     }
   } catch (error) {
-    const why = error instanceof Error ? error.message : String(error);
+    const why = errorMessage(error);
     err(`\ntether: the offer could not be revoked (${why}); it expires by itself\n`);
   }
 }

@@ -5,6 +5,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { ConfigFile, parseSource } from './schema.js';
 import type { ConfigIssue } from './types.js';
+import { errorMessage } from '../../protocol/index.js';
 
 /** A config file that was found and read. */
 export interface LoadedConfigFile {
@@ -51,7 +52,7 @@ export function readConfigFile(
   try {
     json = JSON.parse(text);
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
+    const reason = errorMessage(error);
     issues.push({ source, field: '(file)', message: `not valid JSON: ${reason}` });
     return null;
   }

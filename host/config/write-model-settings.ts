@@ -6,6 +6,7 @@ import { readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:
 import { ConfigError } from './config-error.js';
 import { ConfigFile, parseSource } from './schema.js';
 import type { ConfigIssue } from './types.js';
+import { errorMessage } from '../../protocol/index.js';
 
 /** The settings `tether model set` may change; the key is never one of them. */
 export interface ModelSettingsChange {
@@ -73,7 +74,7 @@ export function writeModelSettings(path: string, change: ModelSettingsChange): v
     try {
       json = JSON.parse(text);
     } catch (error) {
-      const reason = error instanceof Error ? error.message : String(error);
+      const reason = errorMessage(error);
       throw new ConfigError([{ source, field: '(file)', message: `not valid JSON: ${reason}` }]);
     }
     if (typeof json !== 'object' || json === null || Array.isArray(json)) {

@@ -23,6 +23,7 @@ import {
 import { Redactor } from './redaction.js';
 import { LOG_LEVELS } from './types.js';
 import type { LogFields, LogLevel, Logger, LoggerOptions, LogRotation, LogSink } from './types.js';
+import { errorMessage } from '../../protocol/index.js';
 
 /** 10 MiB a file, three old files: at most 40 MiB of log. */
 const DEFAULT_LOG_ROTATION: LogRotation = { maxFileBytes: 10 * 1024 * 1024, keepFiles: 3 };
@@ -151,7 +152,7 @@ function write(output: LogOutput, line: string): void {
     // A full disk must not take the host down: say so once on the sink and stop writing the file.
     if (file.fd >= 0) closeSync(file.fd);
     output.file = null;
-    const reason = error instanceof Error ? error.message : String(error);
+    const reason = errorMessage(error);
     const notice = { at: output.now().toISOString(), level: 'error', msg: 'log file write failed' };
     output.sink.write(`${JSON.stringify({ ...notice, reason: output.redactor.text(reason) })}\n`);
   }

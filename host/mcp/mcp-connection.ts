@@ -15,6 +15,7 @@ import { boundedFetch } from './bounded-fetch.js';
 import type * as McpSdk from './mcp-sdk.js';
 import type { McpTool } from './mcp-tool.js';
 import type { McpServerSpec, McpServerState, ServerGroupRecord } from './types.js';
+import { errorMessage } from '../../protocol/index.js';
 
 type Sdk = typeof McpSdk;
 
@@ -126,7 +127,7 @@ export class McpConnection {
     try {
       sdk = await import('./mcp-sdk.js');
     } catch (error) {
-      this.lost(`cannot load the MCP SDK: ${messageOf(error)}`);
+      this.lost(`cannot load the MCP SDK: ${errorMessage(error)}`);
       return;
     }
     if (this.stopped) return;
@@ -168,7 +169,7 @@ export class McpConnection {
       await transport.close().catch(() => undefined);
       if (this.stopped) return;
       this.client = null;
-      this.lost(`cannot connect: ${messageOf(error)}`);
+      this.lost(`cannot connect: ${errorMessage(error)}`);
     }
   }
 
@@ -298,7 +299,7 @@ export class McpConnection {
     const timedOut = code === Number(sdk.ErrorCode.RequestTimeout);
     if (code !== null && code !== Number(sdk.ErrorCode.ConnectionClosed) && !timedOut) {
       // The server answered with a JSON-RPC error: it handled the call and refused it.
-      const message = `${tool} of MCP server ${server} failed: ${messageOf(error)}`;
+      const message = `${tool} of MCP server ${server} failed: ${errorMessage(error)}`;
       return {
         status: 'failed',
         summary: message,
@@ -308,12 +309,8 @@ export class McpConnection {
     }
     const why = timedOut
       ? `no answer within ${this.spec.callTimeoutMs} ms`
-      : `the connection to the server ended (${messageOf(error)})`;
+      : `the connection to the server ended (${errorMessage(error)})`;
     const message = `outcome unknown: ${why} while ${tool} of MCP server ${server} was running; it may or may not have taken effect, and it is not sent again by itself`;
     return { status: 'unknown', summary: message, content: `[${message}]` };
   }
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

@@ -9,6 +9,7 @@ import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { ToolContext, ToolDefinition, ToolResult } from '../tools/index.js';
 import { mcpToolName } from './mcp-tool-name.js';
+import { errorMessage } from '../../protocol/index.js';
 
 /** OpenAI's limit for a function name, and its alphabet. */
 const MODEL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
@@ -55,7 +56,7 @@ export function mcpToolOf(
   } catch (error) {
     return {
       ok: false,
-      reason: `its input schema does not compile: ${error instanceof Error ? error.message : String(error)}`,
+      reason: `its input schema does not compile: ${errorMessage(error)}`,
     };
   }
   const input = z.unknown().superRefine((value, ctx) => {

@@ -5,6 +5,7 @@
 import { isSecretFieldName } from '../log/index.js';
 import type { McpConfig, McpServerSettings, SecretValue } from './mcp-config.js';
 import type { McpServerSpec } from './types.js';
+import { errorMessage } from '../../protocol/index.js';
 
 /**
  * Variables a stdio server gets from the host's environment; everything else (the model's
@@ -204,7 +205,7 @@ async function readSecret(
       if (secret === '') issues.push({ field, message: `the secret file ${value.file} is empty` });
       return secret === '' ? undefined : secret;
     } catch (error) {
-      issues.push({ field, message: error instanceof Error ? error.message : String(error) });
+      issues.push({ field, message: errorMessage(error) });
       return undefined;
     }
   }
@@ -232,7 +233,7 @@ async function readSecret(
   } catch (error) {
     issues.push({
       field,
-      message: `cannot read the Keychain: ${error instanceof Error ? error.message : String(error)}`,
+      message: `cannot read the Keychain: ${errorMessage(error)}`,
     });
     return undefined;
   }

@@ -7,6 +7,7 @@
 import type webpush from 'web-push';
 import type { PushKeys } from '../identity/index.js';
 import type { SendOutcome } from './types.js';
+import { errorMessage } from '../../protocol/index.js';
 
 /** What one push is: its target, its encrypted body's plaintext and its headers. */
 export interface PushRequest {
@@ -91,7 +92,7 @@ export async function sendPush(request: PushRequest, options: SendOptions): Prom
       status: null,
       error: timedOut
         ? `no answer from the push service within ${options.timeoutMs} ms`
-        : `cannot reach the push service: ${cause instanceof Error ? cause.message : String(cause)}`,
+        : `cannot reach the push service: ${errorMessage(cause)}`,
       retryAfterMs: null,
     };
   }

@@ -3,7 +3,7 @@
  * fails, or it is cancelled. Works from the store, so what it does next depends only on
  * what has been committed.
  */
-import { digest, type RunFailure, type RunResult } from '../../protocol/index.js';
+import { digest, type RunFailure, type RunResult, errorMessage } from '../../protocol/index.js';
 import type { ModelCompletion, ModelToolSpec } from '../model/index.js';
 import { faultPoint } from '../faults/index.js';
 import type { Store, StoredRun } from '../store/index.js';
@@ -87,7 +87,7 @@ export class RunExecutor {
         state: 'failed',
         error: {
           code: 'internal',
-          message: error instanceof Error ? error.message : String(error),
+          message: errorMessage(error),
         },
       });
       throw error;
@@ -109,7 +109,7 @@ export class RunExecutor {
     try {
       return { outcome, result: await this.deps.worktrees.commit(this.run(), worktree) };
     } catch (error) {
-      const message = `the run's files could not be committed on ${worktree.branch} (they are still in ${worktree.path}): ${error instanceof Error ? error.message : String(error)}`;
+      const message = `the run's files could not be committed on ${worktree.branch} (they are still in ${worktree.path}): ${errorMessage(error)}`;
       return {
         outcome:
           outcome.state === 'failed'
@@ -144,7 +144,7 @@ export class RunExecutor {
     try {
       this.worktree = await this.deps.worktrees.open(run.sessionId);
     } catch (error) {
-      const why = error instanceof Error ? error.message : String(error);
+      const why = errorMessage(error);
       return {
         state: 'failed',
         error: { code: 'internal', message: `the run's own worktree could not be made: ${why}` },

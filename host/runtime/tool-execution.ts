@@ -12,6 +12,7 @@ import type { ToolContext, ToolDefinition, ToolResult } from '../tools/index.js'
 import type { LiveHub } from './live-hub.js';
 import { finishToolCall, moveToolCall, sessionOf } from './transitions.js';
 import type { RuntimeLimits } from './types.js';
+import { errorMessage } from '../../protocol/index.js';
 
 /** What running a call needs of its run. */
 export interface ToolExecutionContext {
@@ -113,7 +114,7 @@ export async function executeToolCall(
       status: 'failed',
       summary: `${ready.name} failed unexpectedly`,
       content: '',
-      error: { code: 'io_error', message: error instanceof Error ? error.message : String(error) },
+      error: { code: 'io_error', message: errorMessage(error) },
     };
   } finally {
     ctx.live.endOutput(ready.runId, ready.id);

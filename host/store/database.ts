@@ -5,6 +5,7 @@ import { chmodSync, mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { MIGRATIONS, SCHEMA_VERSION, type Migration } from './migrations.js';
+import { errorMessage } from '../../protocol/index.js';
 
 export type Db = Database.Database;
 
@@ -94,7 +95,7 @@ export async function openDatabase(path: string, now = Date.now()): Promise<Db> 
   } catch (error) {
     db.close();
     if (error instanceof StoreOpenError) throw error;
-    const message = error instanceof Error ? error.message : String(error);
+    const message = errorMessage(error);
     throw new StoreOpenError(`cannot use the database ${path}: ${message}`, { cause: error });
   }
 }

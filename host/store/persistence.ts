@@ -3,7 +3,7 @@
  * commit (disk full, I/O error, a database that cannot grow or be written), and the
  * state the store keeps while that lasts.
  */
-import { TetherError } from '../../protocol/index.js';
+import { TetherError, errorMessage } from '../../protocol/index.js';
 
 /** Whether commits work. After a failed commit the store refuses writes until it recovers. */
 export type PersistenceState =
@@ -37,7 +37,7 @@ export function isDiskFailure(error: unknown): boolean {
 
 /** `SQLITE_FULL: database or disk is full`, the failure as the log and remotes see it. */
 export function describeDiskFailure(error: unknown): string {
-  const text = error instanceof Error ? error.message : String(error);
+  const text = errorMessage(error);
   return `${codeOf(error) ?? 'error'}: ${text}`;
 }
 

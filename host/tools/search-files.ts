@@ -29,6 +29,7 @@ import { defineTool } from './tool-input.js';
 import type { ToolContext, ToolDefinition, ToolResult } from './types.js';
 import { emptyWalkStats, walkFiles } from './workspace-walk.js';
 import type { WalkStats } from './workspace-walk.js';
+import { errorMessage } from '../../protocol/index.js';
 
 /** Matching lines returned when the input has no `maxResults`. */
 const SEARCH_DEFAULT_RESULTS = 50;
@@ -70,7 +71,7 @@ const searchFilesInput = z.strictObject({
       try {
         compilePattern(pattern, true);
       } catch (error) {
-        const reason = error instanceof Error ? error.message : String(error);
+        const reason = errorMessage(error);
         ctx.addIssue({ code: 'custom', message: `not a valid regular expression (${reason})` });
       }
     })

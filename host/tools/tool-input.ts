@@ -3,7 +3,7 @@
  * argument text the model sends back.
  */
 import { z } from 'zod';
-import { describeIssues } from '../../protocol/index.js';
+import { describeIssues, errorMessage } from '../../protocol/index.js';
 import type { ToolDefinition } from './types.js';
 
 /**
@@ -38,7 +38,7 @@ export function parseToolInput<I>(tool: ToolDefinition<I>, raw: string): ParsedT
     // Some OpenAI-compatible providers send an empty string for "no arguments".
     value = raw.trim() === '' ? {} : JSON.parse(raw);
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
+    const reason = errorMessage(error);
     return { ok: false, message: `invalid input for ${tool.name}: not valid JSON (${reason})` };
   }
   const parsed = tool.input.safeParse(value);

@@ -5,6 +5,7 @@
 import { readlink, realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { errnoCode } from './errno.js';
+import { errorMessage } from '../../protocol/index.js';
 
 /** The outcome of {@link resolveWorkspacePath}. */
 export type WorkspacePath =
@@ -53,7 +54,7 @@ export async function resolveWorkspacePath(
     absolute = path.resolve(root, requested);
     real = await resolveRealPath(absolute, 0);
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
+    const message = errorMessage(error);
     return { ok: false, code: 'invalid_path', reason: `cannot resolve ${requested}: ${message}` };
   }
   const relative = path.relative(root, real);

@@ -13,6 +13,7 @@ import { registerServiceWorker } from './register-worker.js';
 import { AppModel } from './state/app-model.js';
 import { notificationSync } from './state/notification-sync.js';
 import './styles.css';
+import { errorMessage } from '#protocol';
 
 registerServiceWorker();
 // Not needed to show the first screen: chunks of their own, fetched only when they have
@@ -96,7 +97,7 @@ async function boot(root: HTMLElement): Promise<void> {
     render(
       <main class="screen">
         <h1>Tether cannot start</h1>
-        <p class="error">{error instanceof Error ? error.message : String(error)}</p>
+        <p class="error">{errorMessage(error)}</p>
         <p>This browser may block storage (private mode). Tether keeps its keys in IndexedDB.</p>
       </main>,
       root,

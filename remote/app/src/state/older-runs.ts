@@ -1,7 +1,7 @@
 /**
  * Runs older than a host's snapshot, paged in through `runs.list` for the runs list.
  */
-import { isTerminalRunState, type Run } from '#protocol';
+import { isTerminalRunState, type Run, errorMessage } from '#protocol';
 import type { HostConnection } from '#client';
 
 /**
@@ -50,7 +50,7 @@ export async function withNextPage(
       error: undefined,
     };
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
+    const message = errorMessage(error);
     return { ...older, loading: false, error: message };
   }
 }
