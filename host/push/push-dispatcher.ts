@@ -1,6 +1,6 @@
 /**
  * Durable Web Push delivery (docs/push.md). Committed events become pending pushes in
- * SQLite (never before their event committed: the dispatcher reads them after commit,
+ * SQLite, by the rules of event-pushes.ts (never before their event committed: the dispatcher reads them after commit,
  * from a cursor kept in the same transaction as the pushes it made, so a crash neither
  * loses nor doubles one). Each pending push is sent until a 2xx, retried on 429, 5xx and
  * network errors with backoff and `Retry-After`, given up after `maxAttempts` (the
@@ -8,32 +8,22 @@
  * that no longer waits is cancelled, not sent.
  */
 import { randomInt } from 'node:crypto';
-import { TetherError, type Event, type PushKind } from '../../protocol/index.js';
+import { TetherError, type PushKind } from '../../protocol/index.js';
 import type { PushSettings } from '../config/index.js';
 import { faultPoint } from '../faults/index.js';
 import type { PushKeys } from '../identity/index.js';
 import {
   isPersistenceFailed,
-  type NewPushDelivery,
   type Store,
   type StoredPushDelivery,
   type StoredPushSubscription,
 } from '../store/index.js';
 import { checkPushEndpoint } from './endpoint-policy.js';
-import { approvalPayload, reviewPayload, runEndPayload, testPayload } from './push-payload.js';
+import { isPushEvent, pushesOf } from './event-pushes.js';
+import { testPayload } from './push-payload.js';
 import { sendPush } from './push-sender.js';
 import type { PushDispatcherOptions, PushHost, SendOutcome } from './types.js';
 
-/** Events that make or cancel pushes: each one `pushesOf` has a case for. */
-const PUSH_EVENTS = new Set([
-  'tool.approval_requested',
-  'tool.approval_resolved',
-  'run.finished',
-  'run.result',
-  'run.integrated',
-]);
-/** How long a run's end is worth showing to a device that was offline. */
-const RUN_END_TTL_MS = 24 * 60 * 60 * 1000;
 /** Settled pushes are kept this long (to read what happened), then pruned at start. */
 const SETTLED_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
 /** Events read per pass of the cursor. */
@@ -87,7 +77,7 @@ export class PushDispatcher {
     if (this.running) return;
     this.running = true;
     this.unsubscribe = this.store.subscribe((events) => {
-      if (events.some((event) => PUSH_EVENTS.has(event.type))) this.queueScan();
+      if (events.some((event) => isPushEvent(event.type))) this.queueScan();
     });
     this.guard(() =>
       this.store.write((tx) => this.store.push.pruneBefore(tx.at - SETTLED_RETENTION_MS)),
@@ -163,7 +153,14 @@ export class PushDispatcher {
       const page = this.guard(() =>
         this.store.write((tx) => {
           const events = this.store.events.after(this.store.push.cursor(), {}, EVENT_PAGE);
-          for (const event of events) made += this.pushesOf(event, tx.at);
+          for (const event of events) {
+            made += pushesOf(event, {
+              store: this.store,
+              host: this.host,
+              body: this.settings.body,
+              at: tx.at,
+            });
+          }
           const last = events.at(-1);
           if (last !== undefined) this.store.push.setCursor(last.seq);
           return events.length;
@@ -173,158 +170,6 @@ export class PushDispatcher {
     }
     if (made > 0) faultPoint('push-pending');
     this.pump();
-  }
-
-  /** Enqueues (or cancels) the pushes one committed event calls for. Returns how many were made. */
-  private pushesOf(event: Event, at: number): number {
-    switch (event.type) {
-      case 'tool.approval_resolved':
-        this.store.push.cancelForApproval(
-          event.payload.approvalId,
-          at,
-          'the approval was answered before its push went out',
-        );
-        return 0;
-      case 'tool.approval_requested': {
-        const approval = this.store.tools.getApproval(event.payload.approvalId);
-        if (approval?.state !== 'pending' || event.runId === null) return 0;
-        const payload = approvalPayload(
-          this.host,
-          this.settings.body,
-          {
-            runId: event.runId,
-            approvalId: approval.id,
-            name: event.payload.name,
-            workspace: event.payload.workspace,
-            preview: event.payload.preview,
-          },
-          event.at,
-        );
-        return this.enqueueFor(
-          (subscription) => subscription.kinds.includes('approval'),
-          {
-            kind: 'approval',
-            runId: event.runId,
-            approvalId: approval.id,
-            eventSeq: event.seq,
-            payloadJson: JSON.stringify(payload),
-            urgency: 'high',
-            topic: approval.id.replace(/[^A-Za-z0-9_-]/g, '').slice(0, 32),
-            expiresAt: approval.expiresAt,
-          },
-          at,
-        );
-      }
-      case 'run.finished': {
-        if (event.runId === null) return 0;
-        const run = this.store.runs.getRun(event.runId);
-        if (run === undefined) return 0;
-        const state = event.payload.state;
-        const kind: PushKind =
-          state === 'failed'
-            ? 'run_failed'
-            : state === 'interrupted'
-              ? 'run_interrupted'
-              : 'run_ended';
-        const payload = runEndPayload(
-          this.host,
-          this.settings.body,
-          kind,
-          {
-            runId: run.id,
-            state,
-            workspace: this.store.runs.getSession(run.sessionId)?.workspace ?? null,
-            error: event.payload.error ?? null,
-          },
-          event.at,
-        );
-        return this.enqueueFor(
-          (subscription) =>
-            subscription.kinds.includes(kind) ||
-            (subscription.kinds.includes('run_ended') && run.createdBy === subscription.deviceId),
-          {
-            kind,
-            runId: run.id,
-            approvalId: null,
-            eventSeq: event.seq,
-            payloadJson: JSON.stringify(payload),
-            urgency: 'normal',
-            topic: run.id.replace(/[^A-Za-z0-9_-]/g, '').slice(0, 32),
-            expiresAt: event.at + RUN_END_TTL_MS,
-          },
-          at,
-        );
-      }
-      case 'run.result':
-        return this.reviewPushes(event, at);
-      case 'run.integrated':
-        if (event.sessionId !== null) {
-          this.store.push.cancelReviews(
-            event.sessionId,
-            at,
-            'the branch was answered before its push went out',
-          );
-        }
-        return 0;
-      default:
-        return 0;
-    }
-  }
-
-  /**
-   * "Ready to review" for a worktree run's result that committed changes, to each device
-   * that asked for `review` (or for `approval`: subscriptions made before `review`
-   * existed); a result that committed nothing new is not pushed. Skipped once the branch
-   * was answered (the host read the events after the answer).
-   */
-  private reviewPushes(event: Extract<Event, { type: 'run.result' }>, at: number): number {
-    const { runId, sessionId, payload } = event;
-    if (runId === null || sessionId === null || payload['committed'] !== true) return 0;
-    if (this.store.worktrees.get(sessionId)?.state !== 'active') return 0;
-    const run = this.store.runs.getRun(runId);
-    const stat = payload['stat'] as { files?: unknown } | undefined;
-    const push = reviewPayload(
-      this.host,
-      this.settings.body,
-      {
-        runId,
-        sessionId,
-        branch: String(payload['branch']),
-        files: typeof stat?.files === 'number' ? stat.files : 0,
-        workspace: this.store.runs.getSession(sessionId)?.workspace ?? null,
-        task: run?.input.text ?? '',
-      },
-      event.at,
-    );
-    return this.enqueueFor(
-      (subscription) =>
-        subscription.kinds.includes('review') || subscription.kinds.includes('approval'),
-      {
-        kind: 'review',
-        runId,
-        approvalId: null,
-        eventSeq: event.seq,
-        payloadJson: JSON.stringify(push),
-        urgency: 'normal',
-        topic: `review${sessionId.replace(/[^A-Za-z0-9_-]/g, '')}`.slice(0, 32),
-        expiresAt: event.at + RUN_END_TTL_MS,
-      },
-      at,
-    );
-  }
-
-  private enqueueFor(
-    wants: (subscription: StoredPushSubscription) => boolean,
-    delivery: Omit<NewPushDelivery, 'deviceId'>,
-    at: number,
-  ): number {
-    let made = 0;
-    for (const subscription of this.store.push.subscriptions()) {
-      if (!wants(subscription)) continue;
-      this.store.push.enqueue({ ...delivery, deviceId: subscription.deviceId }, at);
-      made += 1;
-    }
-    return made;
   }
 
   /** Starts every due push there is room for, and arms the timer for the next one. */
