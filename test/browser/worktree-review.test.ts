@@ -194,7 +194,7 @@ describe('the review of a run in its own branch', () => {
 
     // Discard asks a second tap too; "Not now" takes it back.
     await byTestId(page, 'review-discard').click();
-    await byTestId(page, 'review-confirm-cancel').click();
+    await byTestId(page, 'review-cancel').click();
     await byTestId(page, 'review-discard').click();
     await byTestId(page, 'review-confirm', { action: 'discard' }).click();
     const outcome = await visible(byTestId(page, 'review-outcome', { outcome: 'discarded' }));

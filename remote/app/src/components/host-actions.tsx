@@ -4,6 +4,7 @@
  * refused this device; Forget this host (asks first) whenever it stays unreachable.
  */
 import { useState } from 'preact/hooks';
+import { ConfirmButtons } from './confirm-buttons.js';
 import type { HostLine, HostStateKind } from '../logic/connection-view.js';
 import { useModel } from '../state/app-context.js';
 import type { HostView } from '../state/app-view.js';
@@ -61,24 +62,13 @@ export function HostActions({ host, line }: { host: HostView; line: HostLine }) 
         {confirming ? (
           <span class="host-confirm" role="group" aria-label={`Forget ${host.label}?`}>
             <span class="small">Forget {host.label} and what this device kept of it?</span>
-            <button
-              type="button"
-              class="button danger-outline small"
-              data-testid="host-forget-confirm"
-              disabled={forgetting}
-              onClick={forget}
-            >
-              Forget
-            </button>
-            <button
-              type="button"
-              class="button small"
-              data-testid="host-forget-cancel"
-              disabled={forgetting}
-              onClick={() => setConfirming(false)}
-            >
-              Keep
-            </button>
+            <ConfirmButtons
+              label="Forget"
+              testId="host-forget"
+              busy={forgetting}
+              onConfirm={forget}
+              onCancel={() => setConfirming(false)}
+            />
           </span>
         ) : (
           <button

@@ -6,6 +6,7 @@
  * here or on another device, it says what was done. A chunk of its own.
  */
 import { useState } from 'preact/hooks';
+import { ConfirmButtons } from './confirm-buttons.js';
 import {
   IntegrateResult,
   isTerminalRunState,
@@ -216,28 +217,21 @@ function ReviewActions({
   return (
     <div class="actions review-actions">
       {confirming !== undefined ? (
-        <>
-          <button
-            type="button"
-            class={`button ${confirming === 'merge' ? 'primary' : 'danger-outline'}`}
-            data-testid="review-confirm"
-            data-action={confirming}
-            disabled={busy}
-            onClick={() => onAnswer(confirming)}
-          >
-            {confirming === 'merge'
+        <ConfirmButtons
+          label={
+            confirming === 'merge'
               ? `Merge now into ${visibleText(into ?? '')}`
-              : 'Discard the branch'}
-          </button>
-          <button
-            type="button"
-            class="button"
-            data-testid="review-confirm-cancel"
-            onClick={() => onConfirm(undefined)}
-          >
-            Not now
-          </button>
-        </>
+              : 'Discard the branch'
+          }
+          testId="review"
+          action={confirming}
+          tone={confirming === 'merge' ? 'primary' : 'danger'}
+          size="normal"
+          cancelLabel="Not now"
+          busy={busy}
+          onConfirm={() => onAnswer(confirming)}
+          onCancel={() => onConfirm(undefined)}
+        />
       ) : (
         <>
           {!empty && into !== null && (

@@ -5,6 +5,7 @@
  * app forget that host.
  */
 import { useState } from 'preact/hooks';
+import { ConfirmButtons } from '../components/confirm-buttons.js';
 import { type Device, type DevicePush, TetherError } from '#protocol';
 import { DeviceRename } from '../components/device-rename.js';
 import { PushSettings } from '../components/push-settings.js';
@@ -132,23 +133,13 @@ function HostDevices({ host }: { host: HostView }) {
                 />
               ) : self && confirming ? (
                 <span class="row-actions">
-                  <button
-                    type="button"
-                    class="button danger-outline small"
-                    data-testid="device-revoke-confirm"
-                    disabled={action.busy !== undefined}
-                    onClick={() => revoke(device)}
-                  >
-                    Revoke this device
-                  </button>
-                  <button
-                    type="button"
-                    class="button small"
-                    data-testid="device-revoke-cancel"
-                    onClick={() => setConfirming(false)}
-                  >
-                    Keep
-                  </button>
+                  <ConfirmButtons
+                    label="Revoke this device"
+                    testId="device-revoke"
+                    busy={action.busy !== undefined}
+                    onConfirm={() => revoke(device)}
+                    onCancel={() => setConfirming(false)}
+                  />
                 </span>
               ) : (
                 <span class="row-actions">

@@ -5,6 +5,7 @@
  * changes.
  */
 import { useState } from 'preact/hooks';
+import { ConfirmButtons } from '../components/confirm-buttons.js';
 import type { AllowRule } from '#protocol';
 import { commandLine } from '#client';
 import { shownText } from '../components/shown-text.js';
@@ -69,25 +70,13 @@ function HostRules({ host }: { host: HostView }) {
             {rule.removable && (
               <span class="row-actions">
                 {confirming === rule.id ? (
-                  <>
-                    <button
-                      type="button"
-                      class="button danger-outline small"
-                      data-testid="rule-remove-confirm"
-                      disabled={action.busy !== undefined}
-                      onClick={() => remove(rule)}
-                    >
-                      Remove rule
-                    </button>
-                    <button
-                      type="button"
-                      class="button small"
-                      data-testid="rule-remove-cancel"
-                      onClick={() => setConfirming(undefined)}
-                    >
-                      Keep
-                    </button>
-                  </>
+                  <ConfirmButtons
+                    label="Remove rule"
+                    testId="rule-remove"
+                    busy={action.busy !== undefined}
+                    onConfirm={() => remove(rule)}
+                    onCancel={() => setConfirming(undefined)}
+                  />
                 ) : (
                   <button
                     type="button"
