@@ -95,6 +95,14 @@ export {
   RunChanges,
 } from './run-changes.js';
 export { TokenUsage } from './usage.js';
+export {
+  ATTACHMENT_CHUNK_BYTES,
+  Attachment,
+  AttachmentProgress,
+  attachmentChunks,
+  isImageMediaType,
+  sniffImageType,
+} from './attachments.js';
 export { IntegrateAction } from './worktree-args.js';
 export {
   IntegrateResult,

@@ -23,6 +23,7 @@ import { PushSubscription, SubscribablePushKind } from './push.js';
 import { GitObjectId, IntegrateAction, Isolation } from './worktree-args.js';
 import { TokenUsage } from './usage.js';
 import { RunState } from './states.js';
+import { Attachment, AttachmentId, AttachmentProgress, AttachmentPutArgs } from './attachments.js';
 
 /** Largest page of output or artifact text one read returns (bytes). */
 export const MAX_READ_BYTES = 262_144;
@@ -60,6 +61,8 @@ export const RunGetResult = z.looseObject({
   toolCalls: z.array(ToolCall),
   approvals: z.array(Approval),
   artifacts: z.array(Artifact),
+  /** What the run was given (`input.attachments`), in that order; absent with none. */
+  attachments: z.optional(z.array(Attachment)),
   live: z.optional(LiveState),
   cursor: Seq,
 });
@@ -324,6 +327,18 @@ export const OPS = {
     command: true,
     args: z.strictObject({ commandId: CommandId, ruleId: OpaqueId }),
     result: EmptyResult,
+  },
+  /** One chunk of an attachment (docs/attachments.md); answers where the upload stands. */
+  'attachment.put': {
+    command: true,
+    args: AttachmentPutArgs,
+    result: AttachmentProgress,
+  },
+  /** Where an upload stands, to resume it: `not_found` when the host has none of it. */
+  'attachment.status': {
+    command: false,
+    args: z.strictObject({ attachmentId: AttachmentId }),
+    result: AttachmentProgress,
   },
 } as const;
 

@@ -14,6 +14,8 @@ export const DEFAULT_LIMITS: RunLimits = {
   runWallTimeMs: 2 * 60 * 60 * 1000,
   modelIdleTimeoutMs: 120 * 1000,
   toolResultMaxChars: 16_000,
+  attachmentMaxBytes: 20 * 1024 * 1024,
+  runAttachmentsMaxBytes: 50 * 1024 * 1024,
 };
 
 /**

@@ -27,6 +27,12 @@ const PortText = z
   .transform(Number)
   .pipe(Port);
 const PositiveInteger = integer(1, Number.MAX_SAFE_INTEGER, 'expected a positive integer');
+/** An attachment bound: the protocol takes no attachment past 1 GiB. */
+const AttachmentBytes = integer(
+  1,
+  1024 * 1024 * 1024,
+  'expected a number of bytes from 1 to 1073741824 (1 GiB)',
+);
 
 const Bind = z
   .string({ error: 'expected an IP address' })
@@ -170,6 +176,8 @@ export const ConfigFile = z.strictObject(
           runWallTimeMs: PositiveInteger.optional(),
           modelIdleTimeoutMs: PositiveInteger.optional(),
           toolResultMaxChars: PositiveInteger.optional(),
+          attachmentMaxBytes: AttachmentBytes.optional(),
+          runAttachmentsMaxBytes: AttachmentBytes.optional(),
         },
         { error: 'expected an object' },
       )

@@ -42,6 +42,10 @@ export interface RunLimits {
   modelIdleTimeoutMs: number;
   /** A tool result is cut to this many characters before it goes back to the model. */
   toolResultMaxChars: number;
+  /** Bytes of one attachment a remote may upload (docs/attachments.md). */
+  attachmentMaxBytes: number;
+  /** Bytes of every attachment one run may be given, together. */
+  runAttachmentsMaxBytes: number;
 }
 
 /** How much of an approval or a run a push's text names (docs/push.md). */

@@ -17,7 +17,8 @@ import {
   markSessionIdle,
   moveRun,
 } from './transitions.js';
-import type { Actor, RuntimeModel, WorkspaceRef } from './types.js';
+import type { Actor, RuntimeLimits, RuntimeModel, WorkspaceRef } from './types.js';
+import { giveAttachments } from './attachment-commands.js';
 import { checkWorktreeSource, freeBranch, type WorktreeSource } from '../worktrees/index.js';
 import { join } from 'node:path';
 
@@ -29,6 +30,7 @@ export interface CommandContext {
   workspaces: readonly WorkspaceRef[];
   /** Where runs' own worktrees are made; null: `isolation: "worktree"` is refused. */
   worktreesDir: string | null;
+  limits: Pick<RuntimeLimits, 'attachmentMaxBytes' | 'runAttachmentsMaxBytes'>;
 }
 
 function findWorkspace(
@@ -133,7 +135,7 @@ function titleOf(text: string): string {
 }
 
 function queueRun(
-  store: Store,
+  { store, limits }: CommandContext,
   tx: WriteContext,
   fields: {
     runId?: string;
@@ -161,6 +163,7 @@ function queueRun(
     idleAt: null,
   };
   store.runs.insertRun(run);
+  const attachments = giveAttachments(store, limits, run.id, run.input);
   tx.append({
     type: 'run.queued',
     sessionId: run.sessionId,
@@ -171,6 +174,7 @@ function queueRun(
       commandId: fields.commandId,
       by: fields.by,
       ...(fields.continuesRunId === null ? {} : { continuesRunId: fields.continuesRunId }),
+      ...(attachments.length === 0 ? {} : { attachments }),
     },
   });
   return run;
@@ -243,7 +247,7 @@ export function submitRun(
           },
         });
       }
-      const run = queueRun(store, tx, {
+      const run = queueRun(ctx, tx, {
         runId,
         sessionId,
         input: args.input,
@@ -310,7 +314,7 @@ export function continueRun(
           },
         );
       }
-      const run = queueRun(store, tx, {
+      const run = queueRun(ctx, tx, {
         sessionId: previous.sessionId,
         input: args.input ?? { text: CONTINUE_TEXT },
         model: previous.model,

@@ -11,6 +11,7 @@ import {
   type UnscopedSnapshot,
 } from '../../protocol/index.js';
 import { readFilePage, type PageCursor, type Store, type StoredToolCall } from '../store/index.js';
+import { attachmentRecord } from './attachment-commands.js';
 import type { LiveHub } from './live-hub.js';
 import { devicesWithPush } from './device-commands.js';
 import {
@@ -61,6 +62,7 @@ export class RunQueries {
       const run = store.runs.getRun(runId);
       if (run === undefined) throw new TetherError('not_found', `no run ${runId}`);
       const live = this.live.snapshot(runId);
+      const attachments = store.attachments.listOfRun(runId).map(attachmentRecord);
       return {
         run: runRecord(run),
         messages: store.runs.listMessages(runId).map(messageRecord),
@@ -70,6 +72,7 @@ export class RunQueries {
         approvals: store.tools.listApprovals({ runId }),
         artifacts: store.tools.listArtifacts(runId).map(artifactRecord),
         summaries: store.summaries.listOfRun(runId).map(summaryRecord),
+        ...(attachments.length === 0 ? {} : { attachments }),
         ...(live === undefined ? {} : { live }),
         cursor: store.events.head(),
       };

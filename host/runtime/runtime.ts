@@ -28,6 +28,7 @@ import {
   type StoredToolCall,
 } from '../store/index.js';
 import { readOnlyTools, type ToolDefinition } from '../tools/index.js';
+import { attachmentStatus, putAttachmentChunk } from './attachment-commands.js';
 import { expireApprovals, nextExpiry, respondToApproval } from './approval-commands.js';
 import { listDevices, recordPairedDevice, renameDevice, revokeDevice } from './device-commands.js';
 import { LiveHub } from './live-hub.js';
@@ -62,6 +63,8 @@ import {
 
 const COMMAND_RETENTION_MS = 31 * 24 * 60 * 60 * 1000;
 const OFFER_RETENTION_MS = 24 * 60 * 60 * 1000;
+/** An attachment no run was given is kept this long (an unfinished upload, an unsent task). */
+const UNUSED_ATTACHMENT_MS = 24 * 60 * 60 * 1000;
 
 /** Without a policy: tools that only read are allowed, everything else asks. */
 function defaultPolicy(): PolicyFn {
@@ -137,6 +140,7 @@ export class Runtime {
       model: options.model,
       workspaces: options.workspaces,
       worktreesDir: options.worktreesDir ?? null,
+      limits: this.limits,
     };
     this.health = new PersistenceHealth(store, this.scheduler, {
       reopened: () => {
@@ -157,6 +161,9 @@ export class Runtime {
     this.store.write(() => {
       this.store.commands.pruneBefore(now - COMMAND_RETENTION_MS);
       this.store.offers.pruneExpired(now - OFFER_RETENTION_MS);
+      for (const id of this.store.attachments.listUnused(now - UNUSED_ATTACHMENT_MS)) {
+        this.store.attachments.discard(id);
+      }
     });
     const report = recover(this.store, this.instance);
     // Git work, in the background: a run of a session it settles waits for it.
@@ -266,6 +273,16 @@ export class Runtime {
     }
     this.scheduler.kick();
     return result;
+  }
+
+  /** Stores one chunk of an attachment, once (docs/attachments.md). */
+  putAttachment(args: OpArgs<'attachment.put'>, by: Actor): OpResult<'attachment.put'> {
+    return putAttachmentChunk(this.store, this.limits, args, by);
+  }
+
+  /** Where an upload stands, for a remote resuming it. */
+  attachmentStatus(attachmentId: string): OpResult<'attachment.status'> {
+    return attachmentStatus(this.store, attachmentId);
   }
 
   continueRun(args: OpArgs<'run.continue'>, by: Actor): OpResult<'run.continue'> {

@@ -26,6 +26,9 @@ export interface RuntimeLimits {
   toolOutputMaxBytes: number;
   /** How long an approval waits before it resolves as denied by `expiry`. */
   approvalTtlMs: number;
+  /** Bytes of one attachment (`attachment.put`), and of all a run is given together. */
+  attachmentMaxBytes: number;
+  runAttachmentsMaxBytes: number;
 }
 
 export const DEFAULT_LIMITS: RuntimeLimits = {
@@ -36,6 +39,8 @@ export const DEFAULT_LIMITS: RuntimeLimits = {
   contextTokens: 128_000,
   toolOutputMaxBytes: 64 * 1024 * 1024,
   approvalTtlMs: 24 * 60 * 60 * 1000,
+  attachmentMaxBytes: 20 * 1024 * 1024,
+  runAttachmentsMaxBytes: 50 * 1024 * 1024,
 };
 
 /**

@@ -3,6 +3,7 @@
  * its args and result, and one path from a thrown error to a failed `res`.
  */
 import {
+  ATTACHMENT_CHUNK_BYTES,
   CloseCode,
   MAX_FRAME_BYTES,
   MAX_READ_BYTES,
@@ -95,6 +96,7 @@ function hostInfoResult(host: RouterContext): OpResult<'host.info'> {
       'approvals',
       'rules',
       'worktrees',
+      'attachments',
       ...(runtime.vapidPublicKey === null ? [] : ['push']),
     ],
     models: runtime.model === null ? [] : [...runtime.model.available],
@@ -113,6 +115,9 @@ function hostInfoResult(host: RouterContext): OpResult<'host.info'> {
       maxActiveRuns: runtime.limits.maxActiveRuns,
       maxModelTurns: runtime.limits.maxModelTurns,
       runWallTimeMs: runtime.limits.runWallTimeMs,
+      attachmentMaxBytes: runtime.limits.attachmentMaxBytes,
+      runAttachmentsMaxBytes: runtime.limits.runAttachmentsMaxBytes,
+      attachmentChunkBytes: ATTACHMENT_CHUNK_BYTES,
     },
   };
 }
@@ -200,6 +205,8 @@ const HANDLERS: { [O in OpName]: Handler<O> } = {
   // The rule is checked again on the files as they are now: this answer is a promise.
   'policy.rule_add': ({ host, deviceId }, args) => host.runtime.addRule(args, deviceId),
   'policy.rule_remove': ({ host, deviceId }, args) => host.runtime.removeRule(args, deviceId),
+  'attachment.put': ({ host, deviceId }, args) => host.runtime.putAttachment(args, deviceId),
+  'attachment.status': ({ host }, args) => host.runtime.attachmentStatus(args.attachmentId),
 };
 
 function handle<O extends OpName>(

@@ -26,6 +26,7 @@ export type { HistoryState } from './store-history.js';
 export type { StoredAllowRule } from './allow-rules.js';
 export type { PendingIntegration, StoredWorktree } from './worktrees.js';
 export type { StoredDevice } from './devices.js';
+export type { StoredAttachment } from './attachments.js';
 export type { StoredOffer } from './pairing-offers.js';
 export type {
   NewPushDelivery,

@@ -353,6 +353,34 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 11,
+    name: 'attachments',
+    // Files a remote uploads in chunks (host/store/attachments.ts, docs/attachments.md):
+    // chunks 0 … received-1 are in <data>/attachments/<id>.part until the last is checked,
+    // then in <data>/attachments/<id>. A run names the complete ones it was given.
+    sql: `
+      CREATE TABLE attachments (
+        id TEXT PRIMARY KEY,
+        device_id TEXT NOT NULL,
+        name TEXT NOT NULL,
+        media_type TEXT NOT NULL,
+        size INTEGER NOT NULL,
+        total INTEGER NOT NULL,
+        received INTEGER NOT NULL,
+        sha256 TEXT,
+        created_at INTEGER NOT NULL,
+        completed_at INTEGER
+      );
+      CREATE TABLE run_attachments (
+        run_id TEXT NOT NULL REFERENCES runs (id),
+        attachment_id TEXT NOT NULL REFERENCES attachments (id),
+        position INTEGER NOT NULL,
+        PRIMARY KEY (run_id, attachment_id)
+      );
+      CREATE INDEX run_attachments_by_attachment ON run_attachments (attachment_id);
+    `,
+  },
 ];
 
 /** The schema version this code writes. A database newer than this is refused. */

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { TetherError, digest, type Event, type NewEvent } from '../../protocol/index.js';
 import type { Redactor } from '../log/index.js';
 import { AllowRules } from './allow-rules.js';
+import { Attachments } from './attachments.js';
 import { CommandLog } from './command-log.js';
 import { DatabaseFileGuard } from './database-file-guard.js';
 import { openDatabase, type Db } from './database.js';
@@ -96,6 +97,8 @@ export class Store {
   readonly usage: UsageTotals;
   readonly allowRules: AllowRules;
   readonly summaries: SessionSummaries;
+  /** Uploads from remotes: rows here, files in `<data>/attachments`. */
+  readonly attachments: Attachments;
   /** Whether the database went back in time, and the mark that tells (store-history.ts). */
   readonly history: StoreHistory;
   readonly outputsDir: string;
@@ -141,6 +144,9 @@ export class Store {
     this.artifactsDir = join(options.dataDir, 'artifacts');
     mkdirSync(this.outputsDir, { recursive: true, mode: 0o700 });
     mkdirSync(this.artifactsDir, { recursive: true, mode: 0o700 });
+    const attachmentsDir = join(options.dataDir, 'attachments');
+    mkdirSync(attachmentsDir, { recursive: true, mode: 0o700 });
+    this.attachments = new Attachments(db, attachmentsDir);
     this.history = new StoreHistory(db, {
       dataDir: options.dataDir,
       write: (fn) => this.write(fn),

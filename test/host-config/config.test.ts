@@ -71,6 +71,8 @@ describe('defaults', () => {
       runWallTimeMs: 7_200_000,
       modelIdleTimeoutMs: 120_000,
       toolResultMaxChars: 16_000,
+      attachmentMaxBytes: 20 * 1024 * 1024,
+      runAttachmentsMaxBytes: 50 * 1024 * 1024,
     });
   });
 
@@ -233,6 +235,24 @@ describe('errors', () => {
       `config file ${file}: limits.maxActiveRuns: expected a positive integer`,
       `config file ${file}: limits.maxActiveRun: unknown setting`,
       `config file ${file}: colour: unknown setting`,
+    ]);
+  });
+
+  it('reads the attachment bounds and refuses ones past 1 GiB or below a byte (issue 28)', () => {
+    const good = writeConfig(join(root, 'attach.json'), {
+      limits: { attachmentMaxBytes: 5_000_000, runAttachmentsMaxBytes: 9_000_000 },
+    });
+    expect(load({ argv: ['--config', good] }).limits).toMatchObject({
+      attachmentMaxBytes: 5_000_000,
+      runAttachmentsMaxBytes: 9_000_000,
+    });
+    const bad = writeConfig(join(root, 'attach-bad.json'), {
+      limits: { attachmentMaxBytes: 0, runAttachmentsMaxBytes: 2 * 1024 ** 3 },
+    });
+    const message = 'expected a number of bytes from 1 to 1073741824 (1 GiB)';
+    expect(issuesOf(() => load({ argv: ['--config', bad] }))).toEqual([
+      `config file ${bad}: limits.attachmentMaxBytes: ${message}`,
+      `config file ${bad}: limits.runAttachmentsMaxBytes: ${message}`,
     ]);
   });
 

@@ -82,6 +82,16 @@ const runGet = {
       createdAt: 4,
     },
   ],
+  attachments: [
+    {
+      id: 'att_0123456789abcdef',
+      name: 'screen.png',
+      mediaType: 'image/png',
+      size: 120_000,
+      sha256: 'c'.repeat(64),
+      createdAt: 1,
+    },
+  ],
   live: { durable: false, messageId: 'msg_2', text: 'partial', reasoning: '', outputs: [] },
   cursor: 42,
 };
@@ -108,7 +118,12 @@ export const opSamples: Record<OpName, { args: object; result: object }> = {
     },
   },
   'run.submit': {
-    args: { commandId, workspace: '/w', input: { text: 'List the files' }, model: 'deepseek-chat' },
+    args: {
+      commandId,
+      workspace: '/w',
+      input: { text: 'List the files', attachments: ['att_0123456789abcdef'] },
+      model: 'deepseek-chat',
+    },
     result: { runId: 'run_1', sessionId: 'ses_1', state: 'queued', deduplicated: false },
   },
   'run.integrate': {
@@ -294,6 +309,24 @@ export const opSamples: Record<OpName, { args: object; result: object }> = {
     result: { ruleId: 'rul_1', status: 'approved' },
   },
   'policy.rule_remove': { args: { commandId, ruleId: 'rul_1' }, result: {} },
+  'attachment.put': {
+    args: {
+      commandId,
+      attachmentId: 'att_0123456789abcdef',
+      index: 0,
+      total: 1,
+      name: 'notes.txt',
+      mediaType: 'text/plain',
+      size: 5,
+      data: 'aGVsbG8',
+      sha256: '2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824',
+    },
+    result: { attachmentId: 'att_0123456789abcdef', received: 1, total: 1, complete: true },
+  },
+  'attachment.status': {
+    args: { attachmentId: 'att_0123456789abcdef' },
+    result: { attachmentId: 'att_0123456789abcdef', received: 0, total: 24, complete: false },
+  },
 };
 
 export const eventSamples: Record<EventType, object> = {

@@ -42,6 +42,7 @@ describe('ops', () => {
     const commands = OP_NAMES.filter((op) => OPS[op].command).sort();
     expect(commands).toEqual([
       'approval.respond',
+      'attachment.put',
       'device.rename',
       'device.revoke',
       'policy.rule_add',

@@ -59,5 +59,7 @@ function describe(command: PendingCommand): string {
       return 'Remove a rule';
     case 'run.integrate':
       return 'Review';
+    case 'attachment.put':
+      return `Send ${String(args['name'])}`;
   }
 }

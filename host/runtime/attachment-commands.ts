@@ -1,0 +1,247 @@
+/**
+ * Attachments from remotes (docs/attachments.md): each chunk of `attachment.put` is a
+ * command, stored once; the last is checked against the size and digest of the whole;
+ * images must be what their media type says. `run.submit` and `run.continue` name complete
+ * attachments, checked in their own transaction against the run's bound.
+ */
+import {
+  ATTACHMENT_CHUNK_BYTES,
+  attachmentChunks,
+  fromB64u,
+  isImageMediaType,
+  sniffImageType,
+  TetherError,
+  type Attachment,
+  type AttachmentProgress,
+  type OpArgs,
+  type RunInput,
+} from '../../protocol/index.js';
+import type { Store, StoredAttachment } from '../store/index.js';
+import type { Actor, RuntimeLimits } from './types.js';
+
+type AttachmentLimits = Pick<RuntimeLimits, 'attachmentMaxBytes' | 'runAttachmentsMaxBytes'>;
+
+/** `n` bytes in words: `20 MiB`, `1.5 KiB`, `12 bytes`. */
+function formatSize(bytes: number): string {
+  const units = ['KiB', 'MiB', 'GiB'];
+  let value = bytes;
+  let unit = 'bytes';
+  for (const next of units) {
+    if (value < 1024) break;
+    value /= 1024;
+    unit = next;
+  }
+  return unit === 'bytes' ? `${bytes} bytes` : `${Number(value.toFixed(1))} ${unit}`;
+}
+
+function invalid(path: string, message: string): TetherError {
+  return new TetherError('invalid_request', message, { details: { issues: [{ path, message }] } });
+}
+
+function progressOf(attachment: StoredAttachment): AttachmentProgress {
+  return {
+    attachmentId: attachment.id,
+    received: attachment.received,
+    total: attachment.total,
+    complete: attachment.completedAt !== null,
+  };
+}
+
+/** The chunk's declared whole against the host's bound and against itself. */
+function checkDeclared(args: OpArgs<'attachment.put'>, limits: AttachmentLimits): void {
+  if (args.size > limits.attachmentMaxBytes) {
+    throw new TetherError(
+      'payload_too_large',
+      `${args.name} is ${args.size} bytes: this host takes attachments of at most ${limits.attachmentMaxBytes} bytes (${formatSize(limits.attachmentMaxBytes)}) each (limits.attachmentMaxBytes in its config)`,
+      { details: { size: args.size, limit: limits.attachmentMaxBytes } },
+    );
+  }
+  const total = attachmentChunks(args.size);
+  if (args.total !== total) {
+    throw invalid(
+      'total',
+      `an attachment of ${args.size} bytes travels in ${total} chunks of ${ATTACHMENT_CHUNK_BYTES} bytes, not ${args.total}`,
+    );
+  }
+  if (args.index >= total) throw invalid('index', `expected an index below ${total}`);
+}
+
+/** The chunk's bytes: exactly a chunk's worth, the last one the rest of the size. */
+function chunkBytes(args: OpArgs<'attachment.put'>): Uint8Array {
+  let bytes: Uint8Array;
+  try {
+    bytes = fromB64u(args.data);
+  } catch {
+    throw invalid('data', 'expected canonical base64url');
+  }
+  const expected =
+    args.index < args.total - 1
+      ? ATTACHMENT_CHUNK_BYTES
+      : args.size - (args.total - 1) * ATTACHMENT_CHUNK_BYTES;
+  if (bytes.length !== expected) {
+    throw invalid(
+      'data',
+      `chunk ${args.index} of ${args.total} holds ${expected} bytes, not ${bytes.length}`,
+    );
+  }
+  if (args.index === args.total - 1 && args.sha256 === undefined) {
+    throw invalid('sha256', 'the last chunk carries the sha256 of the whole attachment');
+  }
+  return bytes;
+}
+
+/** An image must be what its media type says, from its first bytes. */
+function checkMediaType(args: OpArgs<'attachment.put'>, first: Uint8Array): void {
+  if (!isImageMediaType(args.mediaType)) return;
+  const sniffed = sniffImageType(first);
+  if (sniffed === args.mediaType) return;
+  throw invalid(
+    'mediaType',
+    `${args.name} is labelled ${args.mediaType} but its bytes are ${sniffed ?? 'not a PNG, JPEG, GIF or WebP image'}: send it with the type it has`,
+  );
+}
+
+/** Every chunk repeats what the first said of the whole. */
+function checkSameUpload(stored: StoredAttachment, args: OpArgs<'attachment.put'>): void {
+  const said = { name: args.name, mediaType: args.mediaType, size: args.size, total: args.total };
+  for (const [field, value] of Object.entries(said)) {
+    if (stored[field as keyof typeof said] !== value) {
+      throw invalid(
+        field,
+        `attachment ${stored.id} was started with another ${field}: a chunk repeats the first chunk's name, mediaType, size and total`,
+      );
+    }
+  }
+}
+
+/**
+ * Stores one chunk, once. A chunk already stored answers where the upload stands and
+ * writes nothing; one past the next expected is `invalid_state` (`details.received`). The
+ * last chunk completes the attachment when the whole has its size and digest; otherwise the
+ * attachment is removed, so nothing of it stays.
+ */
+export function putAttachmentChunk(
+  store: Store,
+  limits: AttachmentLimits,
+  args: OpArgs<'attachment.put'>,
+  by: Actor,
+): AttachmentProgress {
+  checkDeclared(args, limits);
+  const bytes = chunkBytes(args);
+  try {
+    return store.applyCommand(
+      { commandId: args.commandId, op: 'attachment.put', args, deviceId: by },
+      (tx) => {
+        let stored = store.attachments.get(args.attachmentId);
+        if (stored === undefined) {
+          if (args.index !== 0) {
+            throw new TetherError(
+              'invalid_state',
+              `no chunk of attachment ${args.attachmentId} is stored yet: send chunk 0 first`,
+              { details: { state: 'out_of_order', received: 0 } },
+            );
+          }
+          checkMediaType(args, bytes);
+          store.attachments.insert({
+            id: args.attachmentId,
+            deviceId: by,
+            name: args.name,
+            mediaType: args.mediaType,
+            size: args.size,
+            total: args.total,
+            createdAt: tx.at,
+          });
+          stored = store.attachments.get(args.attachmentId)!;
+        }
+        checkSameUpload(stored, args);
+        if (args.index < stored.received) return progressOf(stored);
+        if (args.index > stored.received) {
+          throw new TetherError(
+            'invalid_state',
+            `attachment ${stored.id} has chunks 0 to ${stored.received - 1}: send chunk ${stored.received} next`,
+            { details: { state: 'out_of_order', received: stored.received } },
+          );
+        }
+        store.attachments.writeChunk(stored.id, args.index * ATTACHMENT_CHUNK_BYTES, bytes);
+        const received = args.index + 1;
+        if (received < stored.total) {
+          store.attachments.setReceived(stored.id, received);
+          return { ...progressOf(stored), received };
+        }
+        const sha256 = store.attachments.digestOf(stored.id, stored.size);
+        if (sha256 !== args.sha256) {
+          throw new TetherError(
+            'digest_mismatch',
+            `${stored.name} arrived with sha256 ${sha256}, not the ${args.sha256} it was sent with: it was not kept; send it again`,
+            { details: { expected: args.sha256 ?? null, actual: sha256 } },
+          );
+        }
+        store.attachments.complete(stored.id, received, sha256, tx.at);
+        return { ...progressOf(stored), received, complete: true };
+      },
+    ).result;
+  } catch (error) {
+    if (error instanceof TetherError && error.code === 'digest_mismatch') {
+      store.write(() => store.attachments.discard(args.attachmentId));
+    }
+    throw error;
+  }
+}
+
+export function attachmentStatus(store: Store, attachmentId: string): AttachmentProgress {
+  const stored = store.attachments.get(attachmentId);
+  if (stored === undefined) throw new TetherError('not_found', `no attachment ${attachmentId}`);
+  return progressOf(stored);
+}
+
+/** What a run shows of an attachment it was given. */
+export function attachmentRecord(stored: StoredAttachment): Attachment {
+  return {
+    id: stored.id,
+    name: stored.name,
+    mediaType: stored.mediaType,
+    size: stored.size,
+    sha256: stored.sha256 ?? '',
+    createdAt: stored.createdAt,
+  };
+}
+
+/**
+ * Inside a submit's transaction: the attachments `input` names, each complete and named
+ * once, within the run's bound together; recorded as given to `runId`. Returns them.
+ */
+export function giveAttachments(
+  store: Store,
+  limits: AttachmentLimits,
+  runId: string,
+  input: RunInput,
+): Attachment[] {
+  const ids = input.attachments ?? [];
+  if (new Set(ids).size !== ids.length) {
+    throw invalid('input.attachments', 'expected each attachment once');
+  }
+  const given = ids.map((id, index) => {
+    const stored = store.attachments.get(id);
+    const path = `input.attachments.${index}`;
+    if (stored === undefined) {
+      throw invalid(path, `no attachment ${id} on this host: upload it with attachment.put first`);
+    }
+    if (stored.completedAt === null) {
+      throw invalid(
+        path,
+        `attachment ${id} (${stored.name}) is incomplete: ${stored.received} of ${stored.total} chunks arrived`,
+      );
+    }
+    return stored;
+  });
+  const bytes = given.reduce((sum, stored) => sum + stored.size, 0);
+  if (bytes > limits.runAttachmentsMaxBytes) {
+    throw new TetherError(
+      'payload_too_large',
+      `the attachments come to ${formatSize(bytes)}: a run takes at most ${formatSize(limits.runAttachmentsMaxBytes)} of them (limits.runAttachmentsMaxBytes in the host's config)`,
+      { details: { size: bytes, limit: limits.runAttachmentsMaxBytes } },
+    );
+  }
+  store.attachments.linkRun(runId, ids);
+  return given.map(attachmentRecord);
+}
