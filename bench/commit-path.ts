@@ -29,7 +29,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createLogger } from '../host/log/index.js';
-import { keepAwake } from '../host/power/index.js';
+import { keepAwake } from '../host/power/testing.js';
 import { PushDispatcher } from '../host/push/index.js';
 import { Runtime } from '../host/runtime/index.js';
 import { Store, newId, type StoredRun } from '../host/store/index.js';

@@ -4,7 +4,7 @@
  */
 import { existsSync, mkdirSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Workspace } from '../config/index.js';
+import type { HostConfig, Workspace } from '../config/index.js';
 
 const SAMPLE_FILES: Readonly<Record<string, string>> = {
   'README.md': `# Demo workspace
@@ -22,7 +22,7 @@ from your phone.
 };
 
 /** `<dataDir>/demo-workspace`, made with the sample files the first time. */
-export function ensureDemoWorkspace(dataDir: string): Workspace {
+function ensureDemoWorkspace(dataDir: string): Workspace {
   const path = join(dataDir, 'demo-workspace');
   if (!existsSync(path)) {
     mkdirSync(path, { recursive: true, mode: 0o700 });
@@ -31,4 +31,10 @@ export function ensureDemoWorkspace(dataDir: string): Workspace {
     }
   }
   return { name: 'demo-workspace', path: realpathSync(path) };
+}
+
+/** The workspaces runs may work in: the config's, or the demo's sample one when it names none. */
+export function hostWorkspaces(config: HostConfig): Workspace[] {
+  if (config.demo && config.workspaces.length === 0) return [ensureDemoWorkspace(config.dataDir)];
+  return config.workspaces;
 }

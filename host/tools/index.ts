@@ -4,10 +4,7 @@
 export type { ToolAccess, ToolContext, ToolDefinition, ToolResult } from './types.js';
 export { parseToolInput } from './tool-input.js';
 export { resolveWorkspacePath } from './workspace-path.js';
-export { createSearchTools, readOnlyTools } from './registry.js';
-export { writeFileTool } from './write-file.js';
-export { editFileTool } from './edit-file.js';
-export { createRunCommandTool } from './run-command.js';
+export { createHostTools, readOnlyTools } from './registry.js';
 export { killProcessGroup } from './process-group.js';
 export {
   commandParts,

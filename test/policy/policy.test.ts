@@ -1,7 +1,8 @@
 import { mkdir, readdir, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { decidePolicy, PolicyConfig } from '../../host/policy/index.js';
+import { PolicyConfig } from '../../host/policy/index.js';
+import { decidePolicy } from '../../host/policy/testing.js';
 import type { PolicyDecision } from '../../host/policy/index.js';
 import type { PolicyConfigInput } from '../../host/policy/testing.js';
 import { tempDir, type TempDir } from '../support/temp-dir.js';

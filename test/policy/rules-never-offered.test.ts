@@ -18,7 +18,8 @@
  */
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { decidePolicy, PolicyConfig } from '../../host/policy/index.js';
+import { PolicyConfig } from '../../host/policy/index.js';
+import { decidePolicy } from '../../host/policy/testing.js';
 import type { AddedRule, PolicyDecision } from '../../host/policy/index.js';
 import { allowRuleWarnings } from '../../host/policy/command-risk.js';
 import { tempDir, type TempDir } from '../support/temp-dir.js';

@@ -7,7 +7,8 @@
 import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { compileReadProtection, decidePolicy, PolicyConfig } from '../../host/policy/index.js';
+import { PolicyConfig } from '../../host/policy/index.js';
+import { compileReadProtection, decidePolicy } from '../../host/policy/testing.js';
 import type { PolicyConfigInput } from '../../host/policy/testing.js';
 import { createFindFilesTool, createSearchFilesTool } from '../../host/tools/testing.js';
 import { tempDir, type TempDir } from '../support/temp-dir.js';

@@ -7,11 +7,8 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { PolicyDecision } from '../../host/policy/index.js';
-import {
-  createRunCommandTool,
-  readOnlyTools,
-  type ToolDefinition,
-} from '../../host/tools/index.js';
+import { readOnlyTools, type ToolDefinition } from '../../host/tools/index.js';
+import { createRunCommandTool } from '../../host/tools/testing.js';
 import { textTurn, toolCallTurn } from '../support/scripted-model-server.js';
 import { commandId, startHarness } from './harness.js';
 import { machineSandbox } from '../support/sandbox.js';

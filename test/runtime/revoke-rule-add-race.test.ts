@@ -4,13 +4,11 @@
 // device, which kept deciding what runs unasked. The policy below holds the add at that
 // await until the revocation has committed: the interleaving is fixed, not timed.
 import { describe, expect, it } from 'vitest';
-import { decidePolicy, PolicyConfig } from '../../host/policy/index.js';
+import { PolicyConfig } from '../../host/policy/index.js';
+import { decidePolicy } from '../../host/policy/testing.js';
 import type { PolicyDecision } from '../../host/policy/index.js';
-import {
-  createRunCommandTool,
-  readOnlyTools,
-  type ToolDefinition,
-} from '../../host/tools/index.js';
+import { readOnlyTools, type ToolDefinition } from '../../host/tools/index.js';
+import { createRunCommandTool } from '../../host/tools/testing.js';
 import { textTurn, toolCallTurn } from '../support/scripted-model-server.js';
 import { commandId, startHarness } from './harness.js';
 import { machineSandbox, machineSandboxStatus } from '../support/sandbox.js';

@@ -4,12 +4,10 @@
 // the interleaving is fixed, not timed. The call is decided again without the rule, and
 // asks.
 import { describe, expect, it } from 'vitest';
-import { decidePolicy, PolicyConfig } from '../../host/policy/index.js';
-import {
-  createRunCommandTool,
-  readOnlyTools,
-  type ToolDefinition,
-} from '../../host/tools/index.js';
+import { PolicyConfig } from '../../host/policy/index.js';
+import { decidePolicy } from '../../host/policy/testing.js';
+import { readOnlyTools, type ToolDefinition } from '../../host/tools/index.js';
+import { createRunCommandTool } from '../../host/tools/testing.js';
 import { textTurn, toolCallTurn } from '../support/scripted-model-server.js';
 import { commandId, startHarness } from './harness.js';
 import { machineSandbox, machineSandboxStatus } from '../support/sandbox.js';

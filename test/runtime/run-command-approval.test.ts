@@ -1,13 +1,10 @@
 import { readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { decidePolicy, PolicyConfig } from '../../host/policy/index.js';
-import {
-  editFileTool,
-  readOnlyTools,
-  createRunCommandTool,
-  type ToolDefinition,
-} from '../../host/tools/index.js';
+import { PolicyConfig } from '../../host/policy/index.js';
+import { decidePolicy } from '../../host/policy/testing.js';
+import { readOnlyTools, type ToolDefinition } from '../../host/tools/index.js';
+import { editFileTool, createRunCommandTool } from '../../host/tools/testing.js';
 import { textTurn, toolCallTurn } from '../support/scripted-model-server.js';
 import { until } from '../support/wait.js';
 import { commandId, startHarness, type Harness } from './harness.js';

@@ -9,11 +9,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Redactor } from '../../host/log/index.js';
 import { Sandbox } from '../../host/sandbox/index.js';
-import {
-  createRunCommandTool,
-  readOnlyTools,
-  type ToolDefinition,
-} from '../../host/tools/index.js';
+import { readOnlyTools, type ToolDefinition } from '../../host/tools/index.js';
+import { createRunCommandTool } from '../../host/tools/testing.js';
 import { textTurn, toolCallTurn } from '../support/scripted-model-server.js';
 import { commandId, startHarness } from './harness.js';
 

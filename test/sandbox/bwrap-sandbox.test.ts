@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { detectSandbox, Sandbox } from '../../host/sandbox/index.js';
 import type { SecretSet } from '../../host/sandbox/index.js';
 import type { ToolResult } from '../../host/tools/index.js';
-import { createRunCommandTool } from '../../host/tools/index.js';
+import { createRunCommandTool } from '../../host/tools/testing.js';
 import type { RunCommandInput } from '../../host/tools/testing.js';
 import { tempDir } from '../support/temp-dir.js';
 

@@ -4,7 +4,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Store } from '../../host/store/index.js';
 import { Runtime } from '../../host/runtime/index.js';
-import { createHttpApp, readAdminFile } from '../../host/server/index.js';
+import { readAdminFile } from '../../host/server/index.js';
+import { createHttpApp } from '../../host/server/testing.js';
 import { createIdentity } from '../../pairing/index.js';
 import { startHostProcess, type HostProcess } from '../support/host-process.js';
 import { tempDir } from '../support/temp-dir.js';

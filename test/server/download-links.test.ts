@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { startHost, type RunningHost } from '../../host/cli/start-host.js';
 import { loadOrCreateHostIdentity } from '../../host/identity/index.js';
-import { DownloadLinks } from '../../host/server/index.js';
+import { DownloadLinks } from '../../host/server/testing.js';
 import { TetherClient } from '../../remote/client/index.js';
 import { FileStorage, nodeWebSocketFactory } from '../../remote/client/node/index.js';
 import { pairDevice, RawChannel } from '../support/raw-channel.js';

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { gunzipSync, brotliDecompressSync } from 'node:zlib';
 import { serve, type ServerType } from '@hono/node-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createHttpApp } from '../../host/server/index.js';
+import { createHttpApp } from '../../host/server/testing.js';
 import { createIdentity } from '../../pairing/index.js';
 import { tempDir, type TempDir } from '../support/temp-dir.js';
 

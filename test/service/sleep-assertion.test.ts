@@ -9,7 +9,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'n
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createLogger } from '../../host/log/index.js';
-import { keepAwake } from '../../host/power/index.js';
+import { keepAwake } from '../../host/power/testing.js';
 import type { Run } from '../../protocol/index.js';
 import { tempDir } from '../support/temp-dir.js';
 import { until } from '../support/wait.js';
@@ -68,7 +68,7 @@ describe.skipIf(!existsSync('/proc/self/stat'))('the sleep assertion', () => {
   it('on macOS is caffeinate -i -w <host pid>, and ends when a SIGKILLed host does', async () => {
     await using temp = tempDir('tether-caffeinate-');
     const fake = fakes(temp.path);
-    const power = new URL('../../dist/host/power/index.js', import.meta.url).href;
+    const power = new URL('../../dist/host/power/testing.js', import.meta.url).href;
     // A stand-in host: keeps awake (platform darwin) for one active run, then waits.
     const script = `
       const { keepAwake } = await import(${JSON.stringify(power)});

@@ -3,7 +3,7 @@
  * fake clock jump stand in for the machine sleeping).
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { watchForWake } from '../../host/power/index.js';
+import { watchForWake } from '../../host/power/testing.js';
 
 beforeEach(() => {
   vi.useFakeTimers({ now: 1_000_000 });

@@ -4,14 +4,13 @@
  * declarations the runtime passes. A name no built-in tool has is opaque.
  */
 import type { PolicyCall } from '../../host/policy/testing.js';
+import { readOnlyTools, type ToolDefinition } from '../../host/tools/index.js';
 import {
   createRunCommandTool,
   createSearchTools,
   editFileTool,
-  readOnlyTools,
   writeFileTool,
-  type ToolDefinition,
-} from '../../host/tools/index.js';
+} from '../../host/tools/testing.js';
 import { machineSandbox } from './sandbox.js';
 
 const TOOLS: readonly ToolDefinition<unknown>[] = [

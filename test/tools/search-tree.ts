@@ -3,7 +3,7 @@
 import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import path from 'node:path';
-import { compileReadProtection } from '../../host/policy/index.js';
+import { compileReadProtection } from '../../host/policy/testing.js';
 import type { SearchToolOptions } from '../../host/tools/testing.js';
 import type { Fixture } from './fixture.js';
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createSearchTools, parseToolInput, readOnlyTools } from '../../host/tools/index.js';
+import { parseToolInput, readOnlyTools } from '../../host/tools/index.js';
+import { createSearchTools } from '../../host/tools/testing.js';
 import { readFileTool } from '../../host/tools/testing.js';
 import { getTool, listDirectoryTool } from '../../host/tools/testing.js';
 

@@ -1,0 +1,128 @@
+/**
+ * The runtime as `tether start` builds it from the config: its model, Web Push, the
+ * command sandbox, the MCP servers, the policy and the built-in tools, each made by its
+ * own folder.
+ */
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import type { HostConfig } from '../config/index.js';
+import type { Logger, Redactor } from '../log/index.js';
+import { McpServers } from '../mcp/index.js';
+import { createDemoModel, createModelAdapter, DEMO_MODEL_NAME } from '../model/index.js';
+import { createHostPolicy } from '../policy/index.js';
+import { PushDispatcher } from '../push/index.js';
+import { Runtime, type RuntimeModel } from '../runtime/index.js';
+import type { SandboxStatus } from '../sandbox/index.js';
+import type { Store } from '../store/index.js';
+import { createHostTools, killProcessGroup } from '../tools/index.js';
+import { VERSION } from '../version.js';
+import type { HostSecrets } from './host-secrets.js';
+import { hostRealPaths, machineSandbox } from './machine-sandbox.js';
+
+export interface HostRuntime {
+  runtime: Runtime;
+  mcp: McpServers;
+  sandbox: SandboxStatus;
+}
+
+function runtimeModel(config: HostConfig, secrets: Redactor): RuntimeModel | null {
+  if (config.demo) {
+    return { adapter: createDemoModel(), name: DEMO_MODEL_NAME, available: [DEMO_MODEL_NAME] };
+  }
+  const settings = config.model;
+  if (settings === null) return null;
+  const provider = settings.provider;
+  const adapter = createModelAdapter({
+    baseUrl: settings.baseUrl,
+    idleTimeoutMs: config.limits.modelIdleTimeoutMs,
+    secrets,
+    ...(settings.apiKey === undefined ? {} : { apiKey: settings.apiKey }),
+    ...(provider === undefined ? {} : { provider }),
+    ...(settings.extraBody === undefined ? {} : { extraBody: settings.extraBody }),
+  });
+  return { adapter, name: settings.model, available: [settings.model] };
+}
+
+/** The MCP servers, their process groups recorded in the store while it can commit. */
+function mcpServers(secrets: HostSecrets, store: Store, log: Logger): McpServers {
+  const recorded = (change: () => void) => {
+    try {
+      store.write(change);
+    } catch (error) {
+      log.error('cannot record an MCP server process group', { error: String(error) });
+    }
+  };
+  return new McpServers(secrets.mcpServers, {
+    log,
+    version: VERSION,
+    mask: (text) => secrets.redactor.foreignText(text),
+    groups: {
+      list: () => store.mcpGroups.list(),
+      add: (group) => recorded(() => store.mcpGroups.add(group)),
+      remove: (pgid) => recorded(() => store.mcpGroups.remove(pgid)),
+    },
+  });
+}
+
+export function createHostRuntime(
+  config: HostConfig,
+  parts: { store: Store; secrets: HostSecrets; workspaces: Runtime['workspaces']; log: Logger },
+): HostRuntime {
+  const { store, secrets, workspaces, log } = parts;
+  const pushLog = log.child({ component: 'push' });
+  const push = new PushDispatcher(store, {
+    host: {
+      hostId: secrets.identity.id,
+      hostName: config.hostName,
+      workspaceName: (path) =>
+        workspaces.find((workspace) => workspace.path === path)?.name ??
+        path.split('/').filter(Boolean).at(-1) ??
+        path,
+    },
+    keys: secrets.pushKeys,
+    settings: config.push,
+    log: (level, message, fields) => pushLog[level](message, fields),
+  });
+  const hostPaths = hostRealPaths(config);
+  const sandbox = machineSandbox({
+    policy: config.policy,
+    home: homedir(),
+    hostPaths,
+    platform: process.platform,
+    searchPath: process.env['PATH'] ?? '',
+  });
+  const mcp = mcpServers(secrets, store, log.child({ component: 'mcp' }));
+  const policy = createHostPolicy({
+    policy: config.policy,
+    home: homedir(),
+    sandbox: sandbox.status,
+    hostPaths,
+    toolSettings: mcp,
+  });
+  const runtime = new Runtime(
+    store,
+    {
+      push,
+      model: runtimeModel(config, secrets.redactor),
+      workspaces,
+      limits: {
+        ...config.limits,
+        ...(config.model?.contextTokens !== undefined && {
+          contextTokens: config.model.contextTokens,
+        }),
+      },
+      prices: config.prices,
+      worktreesDir: join(config.dataDir, 'worktrees'),
+      tools: createHostTools({ protectedPaths: policy.readProtection, sandbox }),
+      toolServers: mcp,
+      policy: policy.decide,
+      configAllowRules: config.policy.commands.allow,
+      killProcessGroup: (pgid) => killProcessGroup(pgid, 2_000),
+    },
+    (error) =>
+      log.error('a run failed unexpectedly', {
+        error: error instanceof Error ? error.stack : String(error),
+      }),
+  );
+  return { runtime, mcp, sandbox: sandbox.status };
+}
