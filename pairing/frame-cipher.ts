@@ -26,12 +26,14 @@ const TAG_BYTES = 16;
  */
 let scratch = new Uint8Array(16 * 1024);
 const encoder = new TextEncoder();
+/** The most {@link scratch} grows to: a larger frame's text is encoded on its own. */
+const SCRATCH_MAX_BYTES = 256 * 1024;
 
-/** `utf8(json)`, in {@link scratch} while it fits a frame (3 bytes a UTF-16 unit at most). */
+/** `utf8(json)`, in {@link scratch} when it surely fits (3 bytes a UTF-16 unit at most). */
 function encodeForSeal(json: string): Uint8Array {
   const most = json.length * 3;
-  if (most > MAX_FRAME_BYTES) return utf8(json);
-  if (most > scratch.length) scratch = new Uint8Array(Math.max(most, scratch.length * 2));
+  if (most > SCRATCH_MAX_BYTES) return utf8(json);
+  if (most > scratch.length) scratch = new Uint8Array(SCRATCH_MAX_BYTES);
   const { written } = encoder.encodeInto(json, scratch);
   return scratch.subarray(0, written);
 }
