@@ -9,11 +9,16 @@
  * - connect (socket, hello, welcome) until that first answer;
  * - the host's CPU per open (all its threads, /proc/<pid>/task/∗/schedstat), counted
  *   until 11 s after the round's last close, so writes the host defers (last seen is
- *   written within 10 s) are counted too, less the CPU of 11 s with nothing to do.
+ *   written within 10 s) are counted too, less the CPU of 11 s with nothing to do;
+ * - the baseline, in the same run: a plain `ws` server in a process of its own
+ *   (bench/plain-ws-process.ts), its CPU per connection that opens, asks one same-size
+ *   answer and closes.
  *
  *   npx tsc -p tsconfig.build.json && node dist/bench/channel-open.js
  */
+import { spawn } from 'node:child_process';
 import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import WebSocket from 'ws';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TetherClient } from '../remote/client/index.js';
@@ -55,12 +60,38 @@ async function open(storage: MemoryStorage): Promise<[number, number]> {
   return [answered - start, answered - asked];
 }
 
+/** The baseline's process and one plain connection: open, one answer, close. */
+const plain = spawn(
+  process.execPath,
+  [new URL('plain-ws-process.js', import.meta.url).pathname, join(root, 'baseline.log')],
+  { stdio: ['ignore', 'pipe', 'inherit'] },
+);
+const plainPort = await new Promise<number>((resolve) => {
+  plain.stdout.on('data', (chunk: Buffer) => {
+    const match = /port (\d+)/.exec(chunk.toString());
+    if (match) resolve(Number(match[1]));
+  });
+});
+async function plainOpen(): Promise<void> {
+  const socket = new WebSocket(`ws://127.0.0.1:${plainPort}`);
+  await new Promise((resolve) => socket.once('open', resolve));
+  await new Promise((resolve) => {
+    socket.once('message', resolve);
+    socket.send(JSON.stringify({ t: 'req', id: '1', op: 'echo', args: { bytes: 700 } }));
+  });
+  await new Promise((resolve) => {
+    socket.once('close', resolve);
+    socket.close();
+  });
+}
+
 try {
   for (let index = 0; index < 5; index++) await open(host.storage);
   await sleep(SETTLE_MS);
   const firstRequest: number[] = [];
   const connectToAnswer: number[] = [];
   const cpu: number[] = [];
+  const plainCpu: number[] = [];
   for (let round = 0; round < ROUNDS; round++) {
     const storage = await freshDevice();
     await sleep(1000);
@@ -76,6 +107,10 @@ try {
     const quiet = hostCpuNs(host.pid);
     await sleep(SETTLE_MS);
     cpu.push((busy - (hostCpuNs(host.pid) - quiet)) / 1000 / OPENS);
+    const plainBefore = hostCpuNs(plain.pid!);
+    for (let index = 0; index < OPENS; index++) await plainOpen();
+    await sleep(100);
+    plainCpu.push((hostCpuNs(plain.pid!) - plainBefore) / 1000 / OPENS);
   }
   console.log(
     `channel open, ${ROUNDS} rounds of the first ${OPENS} opens of a fresh device, host in its own process`,
@@ -86,7 +121,9 @@ try {
   row('first request on a new channel', (median(firstRequest) * 1000).toFixed(0), '-');
   row('connect until the first answer', (median(connectToAnswer) * 1000).toFixed(0), '-');
   row('host CPU per open (open, request, close)', '-', median(cpu).toFixed(0));
+  row('plain ws server: open, one answer, close', '-', median(plainCpu).toFixed(0));
 } finally {
+  plain.kill('SIGTERM');
   await host.stop();
   rmSync(root, { recursive: true, force: true });
 }
