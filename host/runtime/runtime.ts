@@ -2,7 +2,6 @@
  * The runtime: the API the server (and the CLI, and tests) drive. It owns the scheduler,
  * the executors and the live stream; every fact goes through the store.
  */
-import { uptime } from 'node:os';
 import type {
   IntegrateResult,
   McpServerInfo,
@@ -12,7 +11,6 @@ import type {
   RunGetResult,
   RunReview,
 } from '../../protocol/index.js';
-import type { PairedDevice, PairOffer } from '../../pairing/index.js';
 import { faultPoint } from '../faults/index.js';
 import {
   isPersistenceFailed,
@@ -22,17 +20,17 @@ import {
   type PersistenceListener,
   type PersistenceState,
   type Store,
-  type StoredArtifact,
-  type StoredDevice,
-  type StoredOffer,
-  type StoredToolCall,
 } from '../store/index.js';
-import { readOnlyTools, type ToolDefinition } from '../tools/index.js';
+import { readOnlyTools } from '../tools/index.js';
 import { attachmentStatus, putAttachmentChunk } from './attachment-commands.js';
-import { expireApprovals, nextExpiry, respondToApproval } from './approval-commands.js';
-import { listDevices, recordPairedDevice, renameDevice, revokeDevice } from './device-commands.js';
+import { respondToApproval } from './approval-commands.js';
+import { ApprovalExpiry } from './approval-expiry.js';
+import { DeviceDirectory } from './device-directory.js';
 import { LiveHub } from './live-hub.js';
-import { subscribePush, testPush, unsubscribePush } from './push-commands.js';
+import { OrphanGroups } from './orphan-groups.js';
+import { OutputFiles } from './output-files.js';
+import { PairingLedger } from './pairing-ledger.js';
+import { PushSubscriptions } from './push-subscriptions.js';
 import { PersistenceHealth } from './persistence-health.js';
 import { recover, type RecoveryReport } from './recovery.js';
 import {
@@ -45,9 +43,11 @@ import {
 } from './run-commands.js';
 import { addRule, listRules, removeRule, type RuleContext } from './rule-commands.js';
 import { RunQueries } from './run-queries.js';
+import { pruneRetained } from './retention.js';
 import { RunScheduler } from './run-scheduler.js';
 import { WorktreeRuns } from './worktree-runs.js';
 import { openSubscription, type Subscription } from './subscriptions.js';
+import { defaultPolicy, toolTable } from './tool-table.js';
 import {
   DEFAULT_LIMITS,
   type Actor,
@@ -55,27 +55,9 @@ import {
   type RuntimeLimits,
   type RuntimeModel,
   type RuntimeOptions,
-  type PolicyFn,
   type ToolServers,
-  type ToolTable,
   type WorkspaceRef,
 } from './types.js';
-
-const COMMAND_RETENTION_MS = 31 * 24 * 60 * 60 * 1000;
-const OFFER_RETENTION_MS = 24 * 60 * 60 * 1000;
-/** An attachment no run was given is kept this long (an unfinished upload, an unsent task). */
-const UNUSED_ATTACHMENT_MS = 24 * 60 * 60 * 1000;
-
-/** Without a policy: tools that only read are allowed, everything else asks. */
-function defaultPolicy(): PolicyFn {
-  return (call) => {
-    return Promise.resolve(
-      call.access.kind === 'read'
-        ? { decision: 'allow', reason: 'reading inside the workspace is allowed' }
-        : { decision: 'ask', reason: `${call.name} changes things: it asks first` },
-    );
-  };
-}
 
 export class Runtime {
   /** Changes at every start: a remote seeing a new one knows the host restarted. */
@@ -83,6 +65,14 @@ export class Runtime {
   readonly limits: RuntimeLimits;
   readonly workspaces: readonly WorkspaceRef[];
   readonly model: RuntimeModel | null;
+  /** The paired devices: listed, found, renamed, revoked, seen. */
+  readonly devices: DeviceDirectory;
+  /** Pairing offers and the devices that completed them. */
+  readonly pairing: PairingLedger;
+  /** The devices' push subscriptions and the key they subscribe with. */
+  readonly pushes: PushSubscriptions;
+  /** Where full outputs and artifacts live on disk (download links). */
+  readonly outputs: OutputFiles;
   private readonly live = new LiveHub();
   private readonly queries: RunQueries;
   private readonly scheduler: RunScheduler;
@@ -90,13 +80,11 @@ export class Runtime {
   private readonly rules: RuleContext;
   private readonly worktrees: WorktreeRuns;
   private started = false;
-  private expiryTimer: NodeJS.Timeout | null = null;
-  private readonly killProcessGroup: ((pgid: number) => Promise<unknown>) | undefined;
+  private readonly expiry: ApprovalExpiry;
+  private readonly orphans: OrphanGroups;
   private readonly health: PersistenceHealth;
   private readonly push: RuntimeOptions['push'];
   private readonly toolServers: ToolServers | undefined;
-  /** Tool calls whose orphaned group is being killed now. */
-  private readonly killing = new Set<string>();
 
   constructor(
     private readonly store: Store,
@@ -106,18 +94,9 @@ export class Runtime {
     this.limits = { ...DEFAULT_LIMITS, ...options.limits };
     this.workspaces = options.workspaces;
     this.model = options.model;
-    const builtIn = new Map<string, ToolDefinition<unknown>>();
-    for (const tool of options.tools ?? readOnlyTools) builtIn.set(tool.name, tool);
-    const servers = options.toolServers;
-    this.toolServers = servers;
-    const tools: ToolTable =
-      servers === undefined
-        ? builtIn
-        : {
-            get: (name) => builtIn.get(name) ?? servers.get(name),
-            values: () => [...builtIn.values(), ...servers.offeredTools()],
-          };
-    const policy = options.policy ?? defaultPolicy();
+    this.toolServers = options.toolServers;
+    const tools = toolTable(options.tools ?? readOnlyTools, options.toolServers);
+    const policy = options.policy ?? defaultPolicy;
     this.rules = { store, policy, tools, configRules: options.configAllowRules ?? [] };
     this.queries = new RunQueries(store, this.live, tools, options.prices);
     this.worktrees = new WorktreeRuns(store, reportError);
@@ -133,8 +112,13 @@ export class Runtime {
       },
       reportError,
     );
-    this.killProcessGroup = options.killProcessGroup;
     this.push = options.push;
+    this.devices = new DeviceDirectory(store);
+    this.pairing = new PairingLedger(store);
+    this.pushes = new PushSubscriptions(store, options.push);
+    this.outputs = new OutputFiles(store);
+    this.expiry = new ApprovalExpiry(store, this.scheduler, reportError);
+    this.orphans = new OrphanGroups(store, options.killProcessGroup, reportError);
     this.commands = {
       store,
       model: options.model,
@@ -144,8 +128,8 @@ export class Runtime {
     };
     this.health = new PersistenceHealth(store, this.scheduler, {
       reopened: () => {
-        this.killOrphans();
-        this.expireDueApprovals();
+        this.orphans.killAll();
+        this.expiry.expireDue();
       },
       reportError,
     });
@@ -155,22 +139,13 @@ export class Runtime {
   start(): RecoveryReport {
     if (this.started) throw new Error('the runtime is already started');
     this.started = true;
-    const now = Date.now();
-    // Commands are kept at least 30 days for deduplication (docs/protocol.md §6.1); used or
-    // expired pairing offers only as long as the admin page may ask about them.
-    this.store.write(() => {
-      this.store.commands.pruneBefore(now - COMMAND_RETENTION_MS);
-      this.store.offers.pruneExpired(now - OFFER_RETENTION_MS);
-      for (const id of this.store.attachments.listUnused(now - UNUSED_ATTACHMENT_MS)) {
-        this.store.attachments.discard(id);
-      }
-    });
+    pruneRetained(this.store, Date.now());
     const report = recover(this.store, this.instance);
     // Git work, in the background: a run of a session it settles waits for it.
     this.worktrees.recover().catch(this.reportError);
-    this.killOrphans();
+    this.orphans.killAll();
     this.health.start();
-    this.expireDueApprovals();
+    this.expiry.expireDue();
     this.scheduler.kick();
     // After recovery, so runs it marked interrupted are pushed too.
     this.push?.start();
@@ -199,7 +174,7 @@ export class Runtime {
       const commandId = `shutdown-${this.instance}-${run.id}`;
       recorded(() => this.cancel({ commandId, runId: run.id }, 'host'));
     }
-    if (this.expiryTimer !== null) clearTimeout(this.expiryTimer);
+    this.expiry.stop();
     await this.scheduler.drain(timeoutMs);
     recorded(() =>
       this.store.write((tx) =>
@@ -212,26 +187,6 @@ export class Runtime {
   /** The host's MCP servers and their state (`host.info.mcpServers`); null with none. */
   get mcpServers(): McpServerInfo[] | null {
     return this.toolServers?.servers() ?? null;
-  }
-
-  /** The VAPID public key remotes subscribe with; null when this host sends no pushes. */
-  get vapidPublicKey(): string | null {
-    return this.push?.vapidPublicKey ?? null;
-  }
-
-  /** Replaces the asking device's push subscription (`invalid_request` for an endpoint not allowed). */
-  subscribePush(args: OpArgs<'push.subscribe'>, by: Actor): OpResult<'push.subscribe'> {
-    return subscribePush(this.store, this.push, args, by);
-  }
-
-  /** Drops the asking device's push subscription and its pending pushes. */
-  unsubscribePush(args: OpArgs<'push.unsubscribe'>, by: Actor): OpResult<'push.unsubscribe'> {
-    return unsubscribePush(this.store, args, by);
-  }
-
-  /** Sends a test push to the asking device now; resolves with how it went. */
-  testPush(args: OpArgs<'push.test'>, by: Actor): Promise<OpResult<'push.test'>> {
-    return testPush(this.store, this.push, args, by);
   }
 
   /** Whether the store can commit now (`host.info.persistence`). */
@@ -303,10 +258,10 @@ export class Runtime {
 
   /** Answers an approval; an approved or denied call lets its parked run resume. */
   respondApproval(args: OpArgs<'approval.respond'>, by: Actor): OpResult<'approval.respond'> {
-    this.expireDueApprovals();
+    this.expiry.expireDue();
     const result = respondToApproval(this.store, args, by);
     this.wakeRunOf(args.approvalId);
-    this.scheduleExpiry();
+    this.expiry.schedule();
     return result;
   }
 
@@ -320,10 +275,10 @@ export class Runtime {
    * now); its run resumes.
    */
   async addRule(args: OpArgs<'policy.rule_add'>, by: Actor): Promise<OpResult<'policy.rule_add'>> {
-    this.expireDueApprovals();
+    this.expiry.expireDue();
     const result = await addRule(this.rules, args, by);
     this.wakeRunOf(args.approvalId);
-    this.scheduleExpiry();
+    this.expiry.schedule();
     return result;
   }
 
@@ -385,25 +340,6 @@ export class Runtime {
     );
   }
 
-  listDevices(by: Actor): OpResult<'devices.list'> {
-    return listDevices(this.store, by);
-  }
-
-  /** Records the revocation; the server then closes the device's sockets. */
-  revokeDevice(args: OpArgs<'device.revoke'>, by: Actor): OpResult<'device.revoke'> {
-    return revokeDevice(this.store, args, by);
-  }
-
-  /** Renames a device; `by` is the device asking, or `"admin"`. */
-  renameDevice(args: OpArgs<'device.rename'>, by: Actor): OpResult<'device.rename'> {
-    return renameDevice(this.store, args, by);
-  }
-
-  /** Stores a device that completed pairing; false when its offer was used meanwhile. */
-  recordPairedDevice(offerId: string, device: PairedDevice, sas: string): boolean {
-    return recordPairedDevice(this.store, offerId, device, sas);
-  }
-
   /** Hears every commit's events, in seq order, once they are durable. */
   onCommit(listener: CommitListener): () => void {
     return this.store.subscribe(listener);
@@ -419,52 +355,6 @@ export class Runtime {
     return this.store.runs.getRun(runId)?.sessionId ?? null;
   }
 
-  /** A paired device, revoked or not; undefined for one this host never paired. */
-  findDevice(deviceId: string): StoredDevice | undefined {
-    return this.store.devices.get(deviceId);
-  }
-
-  /**
-   * Records that `deviceId` was seen now: at once for readers, on disk within seconds
-   * (Store.noteDeviceSeen), never waiting on the disk.
-   */
-  recordDeviceSeen(deviceId: string): void {
-    this.store.noteDeviceSeen(deviceId);
-  }
-
-  /** Stores a new pairing offer (the admin page's QR code) until it is used or expires. */
-  recordPairOffer(offer: PairOffer): void {
-    this.store.write((tx) => this.store.offers.insert(offer, tx.at));
-  }
-
-  /** A pairing offer with what became of it; undefined once pruned or never made. */
-  findPairOffer(offerId: string): StoredOffer | undefined {
-    return this.store.offers.get(offerId);
-  }
-
-  /**
-   * Ends a pending pairing offer now (`tether pair` stopped by Ctrl-C): its link no longer
-   * pairs. False when the offer was used already or had ended.
-   */
-  endPairOffer(offerId: string): boolean {
-    return this.store.write((tx) => this.store.offers.end(offerId, tx.at));
-  }
-
-  /** Counts a failed pairing attempt on an offer (enough of them void it). */
-  countFailedPairing(offerId: string): void {
-    this.store.write(() => this.store.offers.countFailure(offerId));
-  }
-
-  /** A tool call with where its full output lives (download links). */
-  findToolCall(toolCallId: string): StoredToolCall | undefined {
-    return this.store.tools.getToolCall(toolCallId);
-  }
-
-  /** An artifact with where it lives on disk (download links). */
-  findArtifact(artifactId: string): StoredArtifact | undefined {
-    return this.store.tools.getArtifact(artifactId);
-  }
-
   /** Hears previews and output tails: not durable, never history. */
   onLive(listener: LiveListener): () => void {
     return this.live.listen(listener);
@@ -475,63 +365,6 @@ export class Runtime {
     const runId = this.store.tools.getApproval(approvalId)?.runId;
     if (runId === undefined) this.scheduler.kick();
     else this.scheduler.wake(runId);
-  }
-
-  /** Resolves approvals past their expiry, resumes their runs, and arms the next check. */
-  expireDueApprovals(): void {
-    if (expireApprovals(this.store, Date.now()) > 0) this.scheduler.wakeAllParked();
-    this.scheduleExpiry();
-  }
-
-  /**
-   * Kills the process groups nobody owns any more (`store.orphanGroups`), each forgotten
-   * once the kill is done. A group that started before the machine last booted died with
-   * it; its number may now belong to someone else, so it is forgotten without a signal.
-   */
-  private killOrphans(): void {
-    const bootedAt = Date.now() - uptime() * 1000;
-    const kill = this.killProcessGroup;
-    for (const group of this.store.orphanGroups.list()) {
-      if (this.killing.has(group.toolCallId)) continue;
-      if (kill === undefined || group.startedAt === null || group.startedAt < bootedAt) {
-        this.forgetOrphan(group.toolCallId);
-        continue;
-      }
-      this.killing.add(group.toolCallId);
-      kill(group.pgid)
-        .catch((error: unknown) => this.reportError(error))
-        .finally(() => {
-          this.killing.delete(group.toolCallId);
-          this.forgetOrphan(group.toolCallId);
-        });
-    }
-  }
-
-  private forgetOrphan(toolCallId: string): void {
-    try {
-      this.store.write(() => this.store.orphanGroups.remove(toolCallId));
-    } catch (error) {
-      // Commits fail: the group stays recorded and is tried again once they work.
-      if (!isPersistenceFailed(error)) this.reportError(error);
-    }
-  }
-
-  private scheduleExpiry(): void {
-    if (this.expiryTimer !== null) clearTimeout(this.expiryTimer);
-    this.expiryTimer = null;
-    const next = nextExpiry(this.store);
-    if (next === null) return;
-    // At most a minute ahead, so a clock change or a long sleep cannot stretch the wait.
-    const delay = Math.min(Math.max(next - Date.now(), 0) + 10, 60_000);
-    this.expiryTimer = setTimeout(() => {
-      try {
-        this.expireDueApprovals();
-      } catch (error) {
-        // Commits fail: the store said so; expiry runs again once they work.
-        if (!isPersistenceFailed(error)) this.reportError(error);
-      }
-    }, delay);
-    this.expiryTimer.unref();
   }
 
   /** Resolves when no run is executing (tests and shutdown). */

@@ -81,7 +81,7 @@ export function adminRoutes(options: AdminOptions): Hono<{ Bindings: HttpBinding
       psk: offer.psk,
       hostPk: options.identity.publicKey,
     });
-    runtime.recordPairOffer(offer);
+    runtime.pairing.recordOffer(offer);
     return c.json({
       link,
       offerId: offer.offerId,
@@ -91,9 +91,9 @@ export function adminRoutes(options: AdminOptions): Hono<{ Bindings: HttpBinding
   });
 
   const offerStatus = (offerId: string) => {
-    const offer = runtime.findPairOffer(offerId);
+    const offer = runtime.pairing.findOffer(offerId);
     if (offer === undefined) throw new TetherError('not_found', 'no such offer');
-    const device = offer.deviceId === null ? undefined : runtime.findDevice(offer.deviceId);
+    const device = offer.deviceId === null ? undefined : runtime.devices.find(offer.deviceId);
     const state = offer.used
       ? 'paired'
       : offer.failedAttempts >= MAX_FAILED_ATTEMPTS
@@ -117,20 +117,20 @@ export function adminRoutes(options: AdminOptions): Hono<{ Bindings: HttpBinding
   // `tether pair` stopped before a device paired: its link must not pair later.
   app.post('/admin/api/offers/:offerId/revoke', (c) => {
     const offerId = c.req.param('offerId');
-    if (runtime.findPairOffer(offerId) === undefined) {
+    if (runtime.pairing.findOffer(offerId) === undefined) {
       throw new TetherError('not_found', 'no such offer');
     }
-    runtime.endPairOffer(offerId);
+    runtime.pairing.endOffer(offerId);
     return c.json(offerStatus(offerId));
   });
 
-  app.get('/admin/api/devices', (c) => c.json(runtime.listDevices('admin')));
+  app.get('/admin/api/devices', (c) => c.json(runtime.devices.list('admin')));
 
   app.post('/admin/api/devices/:deviceId/revoke', (c) => {
     const deviceId = c.req.param('deviceId');
-    const device = runtime.findDevice(deviceId);
+    const device = runtime.devices.find(deviceId);
     if (device === undefined) throw new TetherError('not_found', 'no such device');
-    runtime.revokeDevice(
+    runtime.devices.revoke(
       { commandId: `admin-revoke-${deviceId}-${device.pairedAt}`, deviceId },
       'admin',
     );
@@ -147,7 +147,7 @@ export function adminRoutes(options: AdminOptions): Hono<{ Bindings: HttpBinding
       });
     }
     const { name, commandId = `admin-rename-${randomUUID()}` } = parsed.data;
-    runtime.renameDevice({ commandId, deviceId: c.req.param('deviceId'), name }, 'admin');
+    runtime.devices.rename({ commandId, deviceId: c.req.param('deviceId'), name }, 'admin');
     return c.json({});
   });
 

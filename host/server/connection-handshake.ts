@@ -52,7 +52,7 @@ function pairingRefused(
   error: TetherError,
   countAttemptOn: string | undefined,
 ): HandshakeStep {
-  if (countAttemptOn !== undefined) ctx.runtime.countFailedPairing(countAttemptOn);
+  if (countAttemptOn !== undefined) ctx.runtime.pairing.countFailure(countAttemptOn);
   return { step: 'refused', error };
 }
 
@@ -83,7 +83,7 @@ export function beginHandshake(ctx: HandshakeContext, text: string): HandshakeSt
       identity: ctx.identity,
       hostName: ctx.hostName,
       now: ctx.now(),
-      lookupOffer: (offerId) => ctx.runtime.findPairOffer(offerId),
+      lookupOffer: (offerId) => ctx.runtime.pairing.findOffer(offerId),
     });
     if (!accepted.ok) return pairingRefused(ctx, accepted.error, accepted.countAttemptOn);
     return {
@@ -96,7 +96,7 @@ export function beginHandshake(ctx: HandshakeContext, text: string): HandshakeSt
   const claimed = (frame as { device?: unknown }).device;
   const known =
     typeof claimed === 'string' && claimed.length <= 64
-      ? ctx.runtime.findDevice(claimed)
+      ? ctx.runtime.devices.find(claimed)
       : undefined;
   const limited = known === undefined ? null : ctx.admitHello(known.deviceId);
   if (limited !== null) return helloRefused(ctx, limited, 'over the hello rate of its device');
@@ -106,7 +106,7 @@ export function beginHandshake(ctx: HandshakeContext, text: string): HandshakeSt
     connectionId: ctx.connectionId,
     instanceId: ctx.runtime.instance,
     lookupDevice: (deviceId) => {
-      const device = deviceId === known?.deviceId ? known : ctx.runtime.findDevice(deviceId);
+      const device = deviceId === known?.deviceId ? known : ctx.runtime.devices.find(deviceId);
       return device && { devicePk: device.devicePk, revoked: device.revokedAt !== null };
     },
   });
@@ -132,7 +132,7 @@ export function confirmPairing(
 ): HandshakeStep {
   const confirmed = pairing.confirm(text);
   if (!confirmed.ok) return pairingRefused(ctx, confirmed.error, confirmed.countAttemptOn);
-  if (!ctx.runtime.recordPairedDevice(confirmed.offerId, confirmed.device, confirmed.sas)) {
+  if (!ctx.runtime.pairing.recordPairedDevice(confirmed.offerId, confirmed.device, confirmed.sas)) {
     return { step: 'refused', error: new TetherError('pair_failed', 'pairing failed') };
   }
   ctx.log.info('device paired', {

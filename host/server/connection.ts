@@ -209,7 +209,7 @@ export class Connection {
   private confirm(state: OpenState): void {
     state.confirmed = true;
     clearTimeout(state.firstFrameTimer);
-    this.ctx.runtime.recordDeviceSeen(state.deviceId);
+    this.ctx.runtime.devices.noteSeen(state.deviceId);
     this.ctx.onConfirmed(this);
   }
 
@@ -254,7 +254,7 @@ export class Connection {
       state.sender.close();
       state.subscriptions.closeAll();
       state.cipher.close();
-      if (state.confirmed) this.ctx.runtime.recordDeviceSeen(state.deviceId);
+      if (state.confirmed) this.ctx.runtime.devices.noteSeen(state.deviceId);
     }
     this.ctx.onClose(this);
   }

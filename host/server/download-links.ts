@@ -121,7 +121,7 @@ export class DownloadLinks {
     if (ins !== this.options.runtime.instance) {
       throw refused('restarted', 'this link is from an earlier start of the host');
     }
-    const device = this.options.runtime.findDevice(aud);
+    const device = this.options.runtime.devices.find(aud);
     if (device === undefined) throw new TetherError('unauthorized', 'unknown device');
     if (device.revokedAt !== null) throw new TetherError('device_revoked', 'device revoked');
     if (this.used.has(jti)) throw refused('used', 'this link was used already');
@@ -140,7 +140,7 @@ export class DownloadLinks {
   private locate(subject: Subject): DownloadFile {
     const { runtime } = this.options;
     if (subject.kind === 'artifact') {
-      const artifact = runtime.findArtifact(subject.artifactId);
+      const artifact = runtime.outputs.artifact(subject.artifactId);
       if (artifact === undefined)
         throw new TetherError('not_found', `no artifact ${subject.artifactId}`);
       return {
@@ -149,7 +149,7 @@ export class DownloadLinks {
         contentType: 'text/plain; charset=utf-8',
       };
     }
-    const call = runtime.findToolCall(subject.toolCallId);
+    const call = runtime.outputs.toolCall(subject.toolCallId);
     if (call?.output == null) {
       throw new TetherError('not_found', `tool call ${subject.toolCallId} has no output`);
     }

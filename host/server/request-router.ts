@@ -97,7 +97,7 @@ function hostInfoResult(host: RouterContext): OpResult<'host.info'> {
       'rules',
       'worktrees',
       'attachments',
-      ...(runtime.vapidPublicKey === null ? [] : ['push']),
+      ...(runtime.pushes.vapidPublicKey === null ? [] : ['push']),
     ],
     models: runtime.model === null ? [] : [...runtime.model.available],
     ...(runtime.model === null ? {} : { model: runtime.model.name }),
@@ -105,9 +105,9 @@ function hostInfoResult(host: RouterContext): OpResult<'host.info'> {
     ...(runtime.model?.name === DEMO_MODEL_NAME ? { modelNotice: DEMO_MODEL_LABEL } : {}),
     workspaces: runtime.workspaces.map((workspace) => ({ ...workspace })),
     ...(runtime.mcpServers === null ? {} : { mcpServers: runtime.mcpServers }),
-    ...(runtime.vapidPublicKey === null
+    ...(runtime.pushes.vapidPublicKey === null
       ? {}
-      : { push: { vapidPublicKey: runtime.vapidPublicKey } }),
+      : { push: { vapidPublicKey: runtime.pushes.vapidPublicKey } }),
     limits: {
       maxFrameBytes: MAX_FRAME_BYTES,
       maxReadBytes: MAX_READ_BYTES,
@@ -136,7 +136,7 @@ function hostInfo({ host }: RequestContext): EncodedResult {
     runtime.persistence,
     runtime.history,
     runtime.mcpServers,
-    runtime.vapidPublicKey,
+    runtime.pushes.vapidPublicKey,
   ]);
   let cached = encodedInfo.get(runtime);
   if (cached?.changing !== changing) {
@@ -185,9 +185,9 @@ const HANDLERS: { [O in OpName]: Handler<O> } = {
   'artifact.read': ({ host }, args) => host.runtime.readArtifact(args),
   // Signing is asynchronous: this answer is a promise.
   'download.link': (ctx, args) => ctx.host.downloads.issue(args, ctx.deviceId, ctx.origin),
-  'devices.list': ({ host, deviceId }) => host.runtime.listDevices(deviceId),
+  'devices.list': ({ host, deviceId }) => host.runtime.devices.list(deviceId),
   'device.revoke': (ctx, args) => {
-    const result = ctx.host.runtime.revokeDevice(args, ctx.deviceId);
+    const result = ctx.host.runtime.devices.revoke(args, ctx.deviceId);
     ctx.host.closeDeviceSockets(args.deviceId, ctx.connectionId);
     if (args.deviceId === ctx.deviceId) {
       ctx.afterAnswer((sent) => {
@@ -196,11 +196,11 @@ const HANDLERS: { [O in OpName]: Handler<O> } = {
     }
     return result;
   },
-  'device.rename': ({ host, deviceId }, args) => host.runtime.renameDevice(args, deviceId),
-  'push.subscribe': ({ host, deviceId }, args) => host.runtime.subscribePush(args, deviceId),
-  'push.unsubscribe': ({ host, deviceId }, args) => host.runtime.unsubscribePush(args, deviceId),
+  'device.rename': ({ host, deviceId }, args) => host.runtime.devices.rename(args, deviceId),
+  'push.subscribe': ({ host, deviceId }, args) => host.runtime.pushes.subscribe(args, deviceId),
+  'push.unsubscribe': ({ host, deviceId }, args) => host.runtime.pushes.unsubscribe(args, deviceId),
   // The test push goes out before the answer: this answer is a promise.
-  'push.test': ({ host, deviceId }, args) => host.runtime.testPush(args, deviceId),
+  'push.test': ({ host, deviceId }, args) => host.runtime.pushes.test(args, deviceId),
   'policy.rules': ({ host }) => host.runtime.listRules(),
   // The rule is checked again on the files as they are now: this answer is a promise.
   'policy.rule_add': ({ host, deviceId }, args) => host.runtime.addRule(args, deviceId),

@@ -40,7 +40,7 @@ describe('revoking a device', () => {
     rule('rul_victim_2', VICTIM, ['git', 'status']);
     rule('rul_other', OTHER, ['git', 'log']);
 
-    runtime.revokeDevice({ commandId: commandId(), deviceId: VICTIM }, OTHER);
+    runtime.devices.revoke({ commandId: commandId(), deviceId: VICTIM }, OTHER);
 
     expect(store.allowRules.active().map((r) => r.id)).toEqual(['rul_other']);
     expect(store.allowRules.get('rul_victim_1')).toMatchObject({ removedBy: OTHER });
@@ -53,7 +53,7 @@ describe('revoking a device', () => {
     const revoked = harness.events.find((event) => event.type === 'device.revoked')!;
     expect(removed.every((event) => event.at === revoked.at)).toBe(true);
 
-    runtime.revokeDevice({ commandId: commandId(), deviceId: VICTIM }, OTHER);
+    runtime.devices.revoke({ commandId: commandId(), deviceId: VICTIM }, OTHER);
     expect(harness.events.filter((event) => event.type === 'policy.rule_removed')).toHaveLength(2);
   });
 });

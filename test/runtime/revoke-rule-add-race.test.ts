@@ -83,7 +83,7 @@ describe('a rule added while its device is revoked', () => {
     );
     // The add is inside its policy check; the revocation commits now.
     await atGate;
-    runtime.revokeDevice({ commandId: commandId(), deviceId: VICTIM }, OTHER);
+    runtime.devices.revoke({ commandId: commandId(), deviceId: VICTIM }, OTHER);
     gate = null;
     release();
     await expect(adding).rejects.toMatchObject({

@@ -142,7 +142,7 @@ describe('download links', () => {
     const first = await fetch(url);
     expect(first.status).toBe(200);
     const body = await first.text();
-    const stored = host.runtime.findToolCall(toolCallId)!.output!;
+    const stored = host.runtime.outputs.toolCall(toolCallId)!.output!;
     expect(body).toBe(readFileSync(stored.path, 'utf8'));
     expect(first.headers.get('content-length')).toBe(String(stored.bytes));
     expect(first.headers.get('cache-control')).toBe('no-store');
@@ -159,7 +159,7 @@ describe('download links', () => {
   it('serve an artifact under its own name', async () => {
     const response = await fetch(await link(channel, { artifactId }));
     expect(response.status).toBe(200);
-    const artifact = host.runtime.findArtifact(artifactId)!;
+    const artifact = host.runtime.outputs.artifact(artifactId)!;
     expect(await response.text()).toBe(readFileSync(artifact.path, 'utf8'));
     expect(response.headers.get('content-disposition')).toContain(
       `filename*=UTF-8''${encodeURIComponent(artifact.name)}`,

@@ -30,7 +30,7 @@ beforeAll(async () => {
 afterAll(async () => harness.dispose());
 
 function lastSeenAt(): number | null {
-  return harness.host.runtime.findDevice(device.deviceId)!.lastSeenAt;
+  return harness.host.runtime.devices.find(device.deviceId)!.lastSeenAt;
 }
 
 describe('issue 11: a replayed hello cannot keep a channel or touch last seen', () => {
