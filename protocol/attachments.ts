@@ -4,7 +4,7 @@
  * and the magic bytes an image's media type must match. Browser-safe.
  */
 import { z } from 'zod/mini';
-import { b64uString, CommandId, Millis, Sha256Hex } from './primitives.js';
+import { CommandId, Sha256Hex } from './primitives.js';
 
 /**
  * Bytes of every chunk but the last, which carries the rest: 512 KiB is 699,051 base64url
@@ -22,27 +22,14 @@ export function attachmentChunks(size: number): number {
 
 /**
  * An attachment's id, made by the remote before its first chunk: 16 to 64 of
- * `A-Z a-z 0-9 _ -` (it names the host's file).
+ * `A-Z a-z 0-9 _ -` (it names the host's file). That, the name (no folders, no control
+ * characters) and the media type (lower case `type/subtype`) are checked by the host
+ * (host/runtime/attachment-commands.ts): their patterns would weigh on the app's first
+ * load, which carries every op's args.
  */
-export const AttachmentId = z
-  .string()
-  .check(z.regex(/^[A-Za-z0-9_-]{16,64}$/, 'expected 16 to 64 of A-Z, a-z, 0-9, _ and -'));
+export const AttachmentId = z.string().check(z.maxLength(64));
 
-/** A file's name as the user had it: no folders, no control characters. */
-const AttachmentName = z.string().check(
-  z.minLength(1),
-  z.maxLength(255),
-  z.regex(/^[^/\\\p{Cc}]+$/u, 'expected a file name without / \\ or control characters'),
-  z.refine((name) => name !== '.' && name !== '..', { error: 'expected a file name' }),
-);
-
-/** `type/subtype`, lower case, no parameters. */
-const MediaType = z
-  .string()
-  .check(z.regex(/^[a-z0-9][a-z0-9.+-]*\/[a-z0-9][a-z0-9.+-]*$/, 'expected a media type'));
-
-/** A size no attachment can pass whatever the host's bound (which is lower). */
-const MAX_SIZE = 1024 * 1024 * 1024;
+const Text255 = z.string().check(z.maxLength(255));
 
 /** `attachment.put`: one chunk; every chunk repeats what the first said of the whole. */
 export const AttachmentPutArgs = z.strictObject({
@@ -50,37 +37,18 @@ export const AttachmentPutArgs = z.strictObject({
   attachmentId: AttachmentId,
   index: z.int().check(z.nonnegative()),
   total: z.int().check(z.positive()),
-  name: AttachmentName,
-  mediaType: MediaType,
-  size: z.int().check(z.nonnegative(), z.maximum(MAX_SIZE)),
-  /** The chunk's bytes, base64url (at most {@link ATTACHMENT_CHUNK_BYTES}). */
-  data: b64uString(Math.ceil((ATTACHMENT_CHUNK_BYTES * 4) / 3)),
+  name: Text255,
+  mediaType: Text255,
+  /** Bytes of the whole; the host's bound (`limits.attachmentMaxBytes`) is checked first. */
+  size: z.int().check(z.nonnegative()),
+  /**
+   * The chunk's bytes, canonical base64url: decoded and measured by the host (exactly
+   * {@link ATTACHMENT_CHUNK_BYTES}, the last chunk the rest of `size`).
+   */
+  data: z.string(),
   /** Lowercase hex SHA-256 of the whole: required on the last chunk. */
   sha256: z.optional(Sha256Hex),
 });
-
-/**
- * Where an upload stands: chunks `0 … received-1` are stored; `complete` once the last
- * was checked (size and digest) and the attachment may be named by a run.
- */
-export const AttachmentProgress = z.looseObject({
-  attachmentId: z.string(),
-  received: z.int().check(z.nonnegative()),
-  total: z.int().check(z.positive()),
-  complete: z.boolean(),
-});
-export type AttachmentProgress = z.infer<typeof AttachmentProgress>;
-
-/** An attachment a run was given, as `run.get` and `run.queued` show it. */
-export const Attachment = z.looseObject({
-  id: z.string(),
-  name: z.string(),
-  mediaType: z.string(),
-  size: z.int().check(z.nonnegative()),
-  sha256: Sha256Hex,
-  createdAt: Millis,
-});
-export type Attachment = z.infer<typeof Attachment>;
 
 /** Image types a model may be sent as image parts; their bytes must say the same. */
 const IMAGE_MEDIA_TYPES = ['image/png', 'image/jpeg', 'image/gif', 'image/webp'] as const;

@@ -2,7 +2,6 @@
  * Durable events (docs/protocol.md §6.4): the envelope and one payload schema per type.
  */
 import { z } from 'zod/mini';
-import { Attachment } from './attachments.js';
 import { Digest, JsonObject, Millis, OpaqueId, PeerId, Seq } from './primitives.js';
 import { AllowedBy, ApprovalPreview, ToolAccessKind } from './records.js';
 
@@ -27,8 +26,8 @@ const EVENT_PAYLOADS = {
     commandId: z.string(),
     by: z.string(),
     continuesRunId: z.optional(OpaqueId),
-    /** What `input.attachments` named (docs/attachments.md); absent with none. */
-    attachments: z.optional(z.array(Attachment)),
+    // `attachments`: what `input.attachments` named, absent with none: `Attachment`s of
+    // protocol/attachments.ts, parsed where shown (docs/attachments.md).
   }),
   'run.started': z.looseObject({}),
   'model.request': z.looseObject({ index: z.int().check(z.nonnegative()), model: z.string() }),

@@ -5,7 +5,11 @@
  * `code` as a string, so a newer host's new code still parses.
  */
 
-/** Why a model request failed; each is a run failure code too. */
+/**
+ * Why a model request failed; each is a run failure code too. `unsupported_input`: the
+ * model does not take what the request holds (images), as its provider said or as Tether
+ * knows of the model (host/model/provider-rules.ts); never retried.
+ */
 export const MODEL_FAILURE_CODES = [
   'timeout',
   'rate_limit',
@@ -16,6 +20,7 @@ export const MODEL_FAILURE_CODES = [
   'server',
   'network',
   'bad_response',
+  'unsupported_input',
 ] as const;
 export type ModelFailureCode = (typeof MODEL_FAILURE_CODES)[number];
 

@@ -97,12 +97,12 @@ export {
 export { TokenUsage } from './usage.js';
 export {
   ATTACHMENT_CHUNK_BYTES,
-  Attachment,
-  AttachmentProgress,
   attachmentChunks,
   isImageMediaType,
+  MAX_RUN_ATTACHMENTS,
   sniffImageType,
 } from './attachments.js';
+export { Attachment, AttachmentProgress } from './attachment-records.js';
 export { IntegrateAction } from './worktree-args.js';
 export {
   IntegrateResult,

@@ -23,7 +23,7 @@ import { PushSubscription, SubscribablePushKind } from './push.js';
 import { GitObjectId, IntegrateAction, Isolation } from './worktree-args.js';
 import { TokenUsage } from './usage.js';
 import { RunState } from './states.js';
-import { Attachment, AttachmentId, AttachmentProgress, AttachmentPutArgs } from './attachments.js';
+import { AttachmentId, AttachmentPutArgs } from './attachments.js';
 
 /** Largest page of output or artifact text one read returns (bytes). */
 export const MAX_READ_BYTES = 262_144;
@@ -61,8 +61,8 @@ export const RunGetResult = z.looseObject({
   toolCalls: z.array(ToolCall),
   approvals: z.array(Approval),
   artifacts: z.array(Artifact),
-  /** What the run was given (`input.attachments`), in that order; absent with none. */
-  attachments: z.optional(z.array(Attachment)),
+  // `attachments`: what the run was given (`input.attachments`), in that order, absent with
+  // none: `Attachment`s of protocol/attachments.ts, parsed where shown (not at first load).
   live: z.optional(LiveState),
   cursor: Seq,
 });
@@ -332,13 +332,15 @@ export const OPS = {
   'attachment.put': {
     command: true,
     args: AttachmentPutArgs,
-    result: AttachmentProgress,
+    /** `AttachmentProgress` of protocol/attachment-records.ts: parsed where it is used. */
+    result: EmptyResult,
   },
   /** Where an upload stands, to resume it: `not_found` when the host has none of it. */
   'attachment.status': {
     command: false,
     args: z.strictObject({ attachmentId: AttachmentId }),
-    result: AttachmentProgress,
+    /** `AttachmentProgress` of protocol/attachment-records.ts: parsed where it is used. */
+    result: EmptyResult,
   },
 } as const;
 

@@ -5,13 +5,16 @@
 import { z } from 'zod/mini';
 import { Digest, JsonObject, Millis, OpaqueId, PeerId, Sha256Hex } from './primitives.js';
 import { DevicePush } from './push.js';
-import { AttachmentId, MAX_RUN_ATTACHMENTS } from './attachments.js';
 import { ApprovalState, RunState, ToolCallState } from './states.js';
 
 export const RunInput = z.strictObject({
   text: z.string().check(z.minLength(1), z.maxLength(100_000)),
-  /** Complete uploads of `attachment.put`, in the order the model sees them. */
-  attachments: z.optional(z.array(AttachmentId).check(z.maxLength(MAX_RUN_ATTACHMENTS))),
+  /**
+   * Ids of complete `attachment.put` uploads, in the order the model sees them, at most
+   * `MAX_RUN_ATTACHMENTS`: the host finds each and counts them (host/runtime), so their
+   * checks stay out of the app's first load.
+   */
+  attachments: z.optional(z.array(z.string())),
 });
 export type RunInput = z.infer<typeof RunInput>;
 

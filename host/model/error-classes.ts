@@ -18,6 +18,8 @@ const RETRYABLE: Record<ModelErrorClass, boolean> = {
   // A chunk that fails the schema comes from the server's own dialect: sent again, the
   // request gets the same dialect back.
   bad_response: false,
+  // The same images sent again are refused again.
+  unsupported_input: false,
   aborted: false,
 };
 
@@ -57,6 +59,22 @@ const CONTEXT_TOO_LONG = new RegExp(
   'i',
 );
 
+// A model that takes no images, as its provider says: OpenAI "image_url is only supported by
+// certain models", DeepSeek "unknown variant `image_url`, expected `text`", vLLM "… is not a
+// multimodal model", Ollama and llama.cpp "… does not support images / image input", Groq
+// and others "… vision is not supported".
+const IMAGES_REFUSED = new RegExp(
+  [
+    'image_url is only supported',
+    'unknown variant `image_url`',
+    'not a multimodal model',
+    'does not support (images|image input|vision|multimodal)',
+    '(image input|images|vision) (is|are) not supported',
+    'image input is not enabled',
+  ].join('|'),
+  'i',
+);
+
 /** How many characters of a chunk a `bad_response` quotes. */
 const QUOTE_LIMIT = 300;
 
@@ -81,6 +99,13 @@ export function classifyApiError({ status, code, type, message }: ProviderError)
   const codeText = typeof code === 'string' ? code : '';
   if ([codeText, type, message].some((text) => CONTEXT_TOO_LONG.test(text))) {
     return modelFailure('context_too_long', message, status);
+  }
+  if (IMAGES_REFUSED.test(message) && (status === undefined || status < 500)) {
+    return modelFailure(
+      'unsupported_input',
+      `the model does not take images: ${message}. Send the image as a file it can read, or use a model that takes images (tether model set)`,
+      status,
+    );
   }
   // Azure refuses a prompt its content filter flags with 400 code content_filter.
   if (codeText === 'content_filter') return modelFailure('refusal', message, status);

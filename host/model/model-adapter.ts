@@ -10,11 +10,11 @@ import type { ChatRequestBody } from './provider-rules.js';
 import { chatChunkSchema, streamErrorSchema } from './chat-chunk.js';
 import { badResponse, classifyApiError, modelFailure, withoutSecrets } from './error-classes.js';
 import type * as OpenAISdk from './openai-sdk.js';
-import { buildChatRequest, detectProvider } from './provider-rules.js';
+import { buildChatRequest, detectProvider, takesImages } from './provider-rules.js';
 import { retryDelayMs, waitForRetry } from './retry-policy.js';
 import type { AttemptResult } from './stream-assembler.js';
 import { StreamAssembler } from './stream-assembler.js';
-import type { ModelAdapter, ModelAdapterConfig, ModelStreamEvent } from './types.js';
+import type { ModelAdapter, ModelAdapterConfig, ModelMessage, ModelStreamEvent } from './types.js';
 
 const DEFAULTS = {
   maxAttempts: 5,
@@ -58,12 +58,30 @@ export function createModelAdapter(config: ModelAdapterConfig): ModelAdapter {
   return {
     provider,
     stream: (request, signal) =>
-      streamWithRetries(
-        loadClient,
-        buildChatRequest(provider, request, extraBody),
-        { ...settings, secrets },
-        signal,
-      ),
+      takesImages(request.model) === false && request.messages.some(hasImages)
+        ? refuseImages(request.model)
+        : streamWithRetries(
+            loadClient,
+            buildChatRequest(provider, request, extraBody),
+            { ...settings, secrets },
+            signal,
+          ),
+  };
+}
+
+function hasImages(message: ModelMessage): boolean {
+  return message.role === 'user' && (message.images?.length ?? 0) > 0;
+}
+
+/** A request with images to a model known to take none: failed unsent. */
+// eslint-disable-next-line @typescript-eslint/require-await -- an AsyncIterable like the others
+async function* refuseImages(model: string): AsyncIterable<ModelStreamEvent> {
+  yield {
+    type: 'failed',
+    error: modelFailure(
+      'unsupported_input',
+      `${model} does not take images (host/model/provider-rules.ts knows it): nothing was sent. Send the task without images, or use a model that takes them (tether model set)`,
+    ),
   };
 }
 

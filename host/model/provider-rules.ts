@@ -132,6 +132,27 @@ const RULES: Record<ProviderKind, ProviderRules> = {
   },
 };
 
+/**
+ * Which known models take images, by model name whatever the provider (routers and local
+ * servers serve the same names), first match wins. Known as of late 2026 from the
+ * providers' model pages; a model not listed is sent its images, and a provider that
+ * refuses them fails the run with `unsupported_input` (error-classes.ts), not a retry.
+ */
+const IMAGE_INPUT: readonly { names: RegExp; images: boolean }[] = [
+  // DeepSeek's API, Kimi K2 and the code models take text only.
+  { names: /(^|\/)(deepseek-|kimi-k2|codestral|devstral|gpt-3\.5)/i, images: false },
+  {
+    names:
+      /(^|\/)(gpt-4o|gpt-4\.1|gpt-5|o3|o4-mini|claude-|gemini-|pixtral|mistral-(medium|small)|grok-4|grok-2-vision|llama-4|llava|gemma-?3|qwen[\d.]*-?vl)/i,
+    images: true,
+  },
+];
+
+/** Whether `model` takes images: true or false when Tether knows, undefined when not. */
+export function takesImages(model: string): boolean | undefined {
+  return IMAGE_INPUT.find((row) => row.names.test(model))?.images;
+}
+
 /** Local servers whose name in a base URL (a host alias, a path) says what they are. */
 const LOCAL_SERVERS = ['ollama', 'lmstudio', 'llamacpp', 'vllm', 'sglang'] as const;
 
@@ -196,8 +217,18 @@ function toChatMessage(
 ): ChatCompletionMessageParam {
   switch (message.role) {
     case 'system':
+      return { role: 'system', content: message.content };
     case 'user':
-      return { role: message.role, content: message.content };
+      if (message.images === undefined || message.images.length === 0) {
+        return { role: 'user', content: message.content };
+      }
+      return {
+        role: 'user',
+        content: [
+          { type: 'text', text: message.content },
+          ...message.images.map((url) => ({ type: 'image_url' as const, image_url: { url } })),
+        ],
+      };
     case 'tool':
       return { role: 'tool', tool_call_id: message.toolCallId, content: message.content };
     case 'assistant': {

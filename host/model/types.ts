@@ -53,7 +53,12 @@ export interface ModelRequest {
  */
 export type ModelMessage =
   | { role: 'system'; content: string }
-  | { role: 'user'; content: string }
+  | {
+      role: 'user';
+      content: string;
+      /** Images after the text, as `data:<type>;base64,…` URLs (docs/attachments.md). */
+      images?: readonly string[];
+    }
   | {
       role: 'assistant';
       content: string;

@@ -102,6 +102,10 @@ async function decideCall(call: PolicyCall, ctx: PolicyContext): Promise<PolicyD
   }
 }
 
+function isWithin(folders: readonly string[], real: string): boolean {
+  return folders.some((folder) => real === folder || real.startsWith(folder + path.sep));
+}
+
 async function decidePathCall(
   name: string,
   named: string,
@@ -112,6 +116,15 @@ async function decidePathCall(
   const target = await locate(ctx, named);
   if (!target.ok) return deny(`Tether cannot check this path: ${target.reason}.`);
   const verb = kind === 'read' ? 'read' : 'change';
+  // The run's attachments live in the data directory, which is otherwise denied to tools.
+  if (!target.inside && isWithin(ctx.readOnly ?? [], target.real)) {
+    return kind === 'read'
+      ? allow(`${name} reads a file the user attached to this run.`)
+      : deny(`${target.real} is a file the user attached: attachments are read-only.`, {
+          path: target.real,
+          kind,
+        });
+  }
   const protection = (await protectedPaths(ctx))(target, kind);
   if (protection !== null) {
     return deny(

@@ -29,7 +29,7 @@ export interface HostPolicy {
     call: PolicyCall,
     workspace: string,
     addedRules: readonly AddedRule[],
-    scope?: { worktree: boolean },
+    scope?: { worktree: boolean; readOnly?: readonly string[] },
   ) => Promise<PolicyDecision>;
   /** Whether a path in `workspace` is protected from reads (the search tools skip it). */
   readProtection: (workspace: string) => Promise<(absolute: string) => boolean>;
@@ -44,6 +44,7 @@ export function createHostPolicy(options: HostPolicyOptions): HostPolicy {
       return decidePolicy(call, {
         workspace,
         worktree: scope?.worktree === true,
+        readOnly: scope?.readOnly ?? [],
         policy,
         homedir: home,
         sandbox,

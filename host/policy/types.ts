@@ -37,6 +37,11 @@ export interface PolicyContext {
    * writes and sandboxed commands inside it run unasked.
    */
   worktree?: boolean;
+  /**
+   * Real paths of folders outside the workspace the run may read and never write (its
+   * attachments, docs/attachments.md): reads there are allowed, writes denied.
+   */
+  readOnly?: readonly string[];
   /** Rules added from a remote for this workspace (exact words; the config's rules win). */
   addedRules?: readonly AddedRule[];
 }

@@ -9,6 +9,7 @@ import {
   attachmentChunks,
   fromB64u,
   isImageMediaType,
+  MAX_RUN_ATTACHMENTS,
   sniffImageType,
   TetherError,
   type Attachment,
@@ -47,8 +48,24 @@ function progressOf(attachment: StoredAttachment): AttachmentProgress {
   };
 }
 
+/** The remote's id of an attachment, which names its file. */
+const ATTACHMENT_ID = /^[\w-]{16,64}$/;
+/** A file's name as the user had it: no folders, no control characters, not `.` or `..`. */
+const FILE_NAME = /^(?!\.\.?$)[^/\\\p{Cc}]+$/u;
+/** `type/subtype`, lower case, no parameters. */
+const MEDIA_TYPE = /^[a-z0-9][a-z0-9.+-]*\/[a-z0-9][a-z0-9.+-]*$/;
+
 /** The chunk's declared whole against the host's bound and against itself. */
 function checkDeclared(args: OpArgs<'attachment.put'>, limits: AttachmentLimits): void {
+  if (!ATTACHMENT_ID.test(args.attachmentId)) {
+    throw invalid('attachmentId', 'expected 16 to 64 of A-Z, a-z, 0-9, _ and -');
+  }
+  if (!FILE_NAME.test(args.name)) {
+    throw invalid('name', 'expected a file name without / \\ or control characters');
+  }
+  if (!MEDIA_TYPE.test(args.mediaType)) {
+    throw invalid('mediaType', 'expected a media type: type/subtype in lower case');
+  }
   if (args.size > limits.attachmentMaxBytes) {
     throw new TetherError(
       'payload_too_large',
@@ -217,6 +234,9 @@ export function giveAttachments(
   input: RunInput,
 ): Attachment[] {
   const ids = input.attachments ?? [];
+  if (ids.length > MAX_RUN_ATTACHMENTS) {
+    throw invalid('input.attachments', `expected at most ${MAX_RUN_ATTACHMENTS} attachments`);
+  }
   if (new Set(ids).size !== ids.length) {
     throw invalid('input.attachments', 'expected each attachment once');
   }

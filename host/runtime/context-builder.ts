@@ -13,6 +13,7 @@ import { isTerminalRunState, isTerminalToolCallState } from '../../protocol/inde
 import type { ModelMessage } from '../model/index.js';
 import type { Store, StoredRun, StoredSummary } from '../store/index.js';
 import type { RequestSize, TokenCount } from './token-count.js';
+import { runInputMessage } from './attachment-context.js';
 
 function systemPrompt(workspace: string, worktreeBranch: string | undefined): string {
   return [
@@ -34,6 +35,11 @@ const EARLIER_RUNS = 200;
 const DROP_MIN_CHARS = 400;
 /** A user's verdict on an unknown outcome, as `toolcall.reconcile` keeps it in the result. */
 const Reconciled = z.looseObject({ outcome: z.string() });
+/**
+ * What an image counts for in the size estimate: providers bill an image by its tiles
+ * (about 1,000 tokens for a phone screenshot), not by the length of its base64.
+ */
+const IMAGE_CHARS = 4_000;
 /** Facts of each kind the host repeats under a summary; past it, a count. */
 const MAX_KEPT_FACTS = 50;
 
@@ -89,8 +95,9 @@ function messageChars(message: ModelMessage): number {
         message.toolCalls.reduce((sum, call) => sum + call.arguments.length + call.name.length, 0) +
         JSON.stringify(message.native ?? {}).length
       );
-    case 'system':
     case 'user':
+      return message.content.length + (message.images?.length ?? 0) * IMAGE_CHARS;
+    case 'system':
     case 'tool':
       return message.content.length;
   }
@@ -109,6 +116,8 @@ function dropNote(chars: number, toolCallId: string): string {
 export class ContextCache {
   private readonly runs = new Map<string, Block>();
   private readonly messages = new Map<string, Block>();
+  /** Each run's task with its attachments: read from their files once per executor. */
+  private readonly inputs = new Map<string, ModelMessage>();
 
   constructor(
     private readonly store: Store,
@@ -160,7 +169,12 @@ export class ContextCache {
   run(run: StoredRun): Block {
     const cached = this.runs.get(run.id);
     if (cached !== undefined) return cached;
-    const entries: Entry[] = [{ message: { role: 'user', content: run.input.text } }];
+    let input = this.inputs.get(run.id);
+    if (input === undefined) {
+      input = runInputMessage(this.store, run);
+      this.inputs.set(run.id, input);
+    }
+    const entries: Entry[] = [{ message: input }];
     for (const id of this.store.runs.listMessageIds(run.id))
       entries.push(...this.message(id).entries);
     const result = block(entries);

@@ -8,6 +8,7 @@ import type { ModelCompletion, ModelToolSpec } from '../model/index.js';
 import { faultPoint } from '../faults/index.js';
 import type { Store, StoredRun } from '../store/index.js';
 import { parseToolInput } from '../tools/index.js';
+import { placeRunAttachments, readableAttachmentFolders } from './attachment-context.js';
 import { ContextCache } from './context-builder.js';
 import type { LiveHub } from './live-hub.js';
 import { runModelTurn } from './model-turn.js';
@@ -153,6 +154,8 @@ export class RunExecutor {
     const worktree = this.worktree;
     const workspace = worktree?.path ?? sessionWorkspace;
     const signal = this.controller.signal;
+    placeRunAttachments(store, run);
+    const readOnly = readableAttachmentFolders(store, run.sessionId);
     const cache = new ContextCache(store, model.adapter.provider);
     const target = {
       workspace,
@@ -172,6 +175,7 @@ export class RunExecutor {
           worktree === null
             ? null
             : { gitReadOnly: [worktree.commonDir], repository: worktree.repository },
+        readOnly,
         limits,
         signal,
       };

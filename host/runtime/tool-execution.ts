@@ -21,6 +21,8 @@ export interface ToolExecutionContext {
   workspace: string;
   /** Set in a run's own worktree: its repository's git folder, read-only to commands. */
   worktree: { gitReadOnly: readonly string[] } | null;
+  /** Real paths of folders the run may read and never write: its attachments. */
+  readOnly: readonly string[];
   limits: RuntimeLimits;
   signal: AbortSignal;
 }
@@ -98,6 +100,7 @@ export async function executeToolCall(
       workspace: ctx.workspace,
       signal: ctx.signal,
       ...(ctx.worktree === null ? {} : { gitReadOnly: ctx.worktree.gitReadOnly }),
+      readOnlyFolders: ctx.readOnly,
       output: {
         path: outputPath,
         capBytes: ctx.limits.toolOutputMaxBytes,

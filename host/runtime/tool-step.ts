@@ -185,7 +185,7 @@ export async function settleProposedCall(
     { name: call.name, access: tool.access(input) },
     ctx.workspace,
     rules,
-    { worktree: ctx.worktree !== null },
+    { worktree: ctx.worktree !== null, readOnly: ctx.readOnly },
   );
   if (decision.decision === 'deny') {
     refuseByPolicy(store, call, decision.reason);
@@ -263,7 +263,7 @@ async function decideAgain(
         { name: ready.name, access: tool.access(input) },
         ctx.workspace,
         addedRulesOf(ctx.store, rulesWorkspace(ctx)),
-        { worktree: ctx.worktree !== null },
+        { worktree: ctx.worktree !== null, readOnly: ctx.readOnly },
       ));
     const ruleId = approval === undefined ? decision.allowedBy?.ruleId : undefined;
     const rule = ruleId === undefined ? undefined : ctx.store.allowRules.get(ruleId);

@@ -52,7 +52,7 @@ export type PolicyFn = (
   call: { name: string; access: ToolAccess },
   workspace: string,
   addedRules: readonly AddedRule[],
-  scope?: { worktree: boolean },
+  scope?: { worktree: boolean; readOnly?: readonly string[] },
 ) => Promise<PolicyDecision>;
 
 /** The model the runtime talks to; null when none is configured. */

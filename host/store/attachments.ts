@@ -14,7 +14,7 @@ import {
   rmSync,
   writeSync,
 } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { Statement } from 'better-sqlite3';
 import { cachedPrepare, type Db } from './database.js';
 
@@ -87,6 +87,20 @@ export class Attachments {
   /** The file of attachment `id` (its ids are checked to be file-name safe on the wire). */
   path(id: string): string {
     return join(this.dir, id);
+  }
+
+  /** Where a run's attachments that are read as files are put (host/runtime). */
+  runFolder(runId: string): string {
+    return join(dirname(this.dir), 'run-attachments', runId);
+  }
+
+  /** The runs of `sessionId` that were given attachments. */
+  runsWithAttachments(sessionId: string): string[] {
+    const rows = this.prepare(
+      `SELECT DISTINCT r.run_id AS runId FROM run_attachments r JOIN runs ON runs.id = r.run_id
+         WHERE runs.session_id = ?`,
+    ).all(sessionId) as { runId: string }[];
+    return rows.map((row) => row.runId);
   }
 
   get(id: string): StoredAttachment | undefined {

@@ -44,7 +44,7 @@ export const readFileTool = defineTool<ReadFileInput>({
   input: readFileInput,
   access: (input) => ({ kind: 'read', path: input.path }),
   async execute(input, ctx) {
-    const resolved = await resolveToolPath(ctx, input.path);
+    const resolved = await resolveToolPath(ctx, input.path, 'read');
     if (!resolved.ok) return failedResult(resolved.code, resolved.reason);
     const where = resolved.relative;
     let handle: FileHandle;

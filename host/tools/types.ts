@@ -35,6 +35,11 @@ export interface ToolContext {
    * git inside reads its history (and changes none of it).
    */
   gitReadOnly?: readonly string[];
+  /**
+   * Real paths of folders outside the workspace a tool may read and never write, as the
+   * host names them: the run's attachments (docs/attachments.md).
+   */
+  readOnlyFolders?: readonly string[];
 }
 
 /**

@@ -108,11 +108,23 @@ function isMissing(error: unknown): boolean {
  * it that the user approved for this one call (a one-time external access approval).
  */
 export async function resolveToolPath(
-  ctx: { workspace: string; outsideAccess?: { path: string } | undefined },
+  ctx: {
+    workspace: string;
+    outsideAccess?: { path: string } | undefined;
+    readOnlyFolders?: readonly string[] | undefined;
+  },
   requested: string,
+  access: 'read' | 'write' = 'write',
 ): Promise<WorkspacePath> {
   const resolved = await resolveWorkspacePath(ctx.workspace, requested);
   if (resolved.ok || resolved.code !== 'path_outside_workspace') return resolved;
+  // A read inside a folder the host gave the run to read (its attachments).
+  const readable = (ctx.readOnlyFolders ?? []).some((folder) =>
+    resolved.path.startsWith(folder + path.sep),
+  );
+  if (access === 'read' && readable) {
+    return { ok: true, path: resolved.path, relative: resolved.path };
+  }
   if (ctx.outsideAccess === undefined || resolved.path !== ctx.outsideAccess.path) return resolved;
   return { ok: true, path: resolved.path, relative: resolved.path };
 }

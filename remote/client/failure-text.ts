@@ -55,6 +55,10 @@ const TEXTS: Record<string, FailureText> = {
     summary: 'The model server sent an answer the host could not read.',
     advice: `The server may not speak the OpenAI-compatible format in full. ${DOCTOR}; ${MODEL_SET} points the host at another server.`,
   },
+  unsupported_input: {
+    summary: 'The model does not take images.',
+    advice: `Send the task without them, or use a model that takes images (${MODEL_SET}).`,
+  },
   model_not_configured: {
     summary: 'The host has no model set up.',
     advice: `Run ${MODEL_SET} on the host (then tether doctor), restart it, then Continue.`,

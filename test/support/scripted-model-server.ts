@@ -56,6 +56,12 @@ export interface RawReply {
 
 export type ScriptedResponse = StreamTurn | ErrorReply | RawReply;
 
+/**
+ * A response made from the request it answers: for a turn that names what only the
+ * request says (a path the host put in the prompt).
+ */
+export type ScriptedAnswer = ScriptedResponse | ((body: ChatBody) => ScriptedResponse);
+
 const chatBodySchema = z.looseObject({
   model: z.string(),
   messages: z.array(z.looseObject({ role: z.string() })),
@@ -79,7 +85,7 @@ export interface ScriptedModelServer {
   /** Every request received, in order. */
   readonly requests: RecordedRequest[];
   /** Queues responses; each chat request takes the next one. */
-  push(...responses: ScriptedResponse[]): void;
+  push(...responses: ScriptedAnswer[]): void;
   /** Responses still queued. */
   readonly pending: number;
   /** The chat request bodies received, in order. */
@@ -98,7 +104,7 @@ export async function startScriptedModelServer(
   options: { models?: string[] } = {},
 ): Promise<ScriptedModelServer> {
   const models = options.models ?? ['scripted-model'];
-  const queue: ScriptedResponse[] = [];
+  const queue: ScriptedAnswer[] = [];
   const requests: RecordedRequest[] = [];
 
   const answer = (req: IncomingMessage, res: ServerResponse, rawBody: string): void => {
@@ -114,7 +120,8 @@ export async function startScriptedModelServer(
       return sendReply(res, errorReply(404, `no route for ${req.method} ${path}`));
     }
     if (!body) return sendReply(res, errorReply(400, 'not a chat completion request body'));
-    const next = queue.shift();
+    const queued = queue.shift();
+    const next = typeof queued === 'function' ? queued(body) : queued;
     if (!next) {
       const message = `scripted model server: script exhausted (request #${requests.length} has no response queued)`;
       return sendReply(res, errorReply(500, message, { code: 'script_exhausted' }));
@@ -356,4 +363,24 @@ export function errorReply(
   const type = options.type ?? ERROR_TYPES[status] ?? 'server_error';
   const error = { message, type, code: options.code ?? null };
   return { kind: 'error', status, error, ...(options.headers && { headers: options.headers }) };
+}
+
+/**
+ * The content of each user message of a chat body as received: a string, or the content
+ * parts (`{type: "text", text}`, `{type: "image_url", image_url: {url}}`) exactly.
+ */
+export function userContents(body: ChatBody): unknown[] {
+  return body.messages.flatMap((message) => (message.role === 'user' ? [message['content']] : []));
+}
+
+/**
+ * An answer like DeepSeek's to a request with an image part (its API takes text only, and
+ * its JSON parser names the part it does not know). The host must fail the run with
+ * `unsupported_input` and not retry.
+ */
+export function imagesRefusedReply(): ErrorReply {
+  return errorReply(
+    400,
+    'Failed to deserialize the JSON body into the target type: messages[1]: unknown variant `image_url`, expected `text` at line 1 column 2144',
+  );
 }

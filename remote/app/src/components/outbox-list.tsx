@@ -60,6 +60,6 @@ function describe(command: PendingCommand): string {
     case 'run.integrate':
       return 'Review';
     case 'attachment.put':
-      return `Send ${String(args['name'])}`;
+      return 'Send a file';
   }
 }
