@@ -13,11 +13,21 @@ export class UsageError extends Error {
   }
 }
 
-type Options = Record<string, { type: 'string' | 'boolean'; short?: string }>;
+type Options = Record<
+  string,
+  { type: 'string' | 'boolean'; short?: string; /** Repeatable: a list. */ multiple?: boolean }
+>;
 
-/** The parsed flags: strings for `type: 'string'`, booleans for `type: 'boolean'`. */
+/**
+ * The parsed flags: strings for `type: 'string'` (lists when `multiple`), booleans for
+ * `type: 'boolean'`.
+ */
 type FlagValues<O extends Options> = {
-  [K in keyof O]?: O[K]['type'] extends 'boolean' ? boolean : string;
+  [K in keyof O]?: O[K]['type'] extends 'boolean'
+    ? boolean
+    : O[K]['multiple'] extends true
+      ? string[]
+      : string;
 };
 
 /** Positional arguments: `required` ones by name, then up to `optional` more. */
@@ -61,7 +71,10 @@ export function parseCommandArgs<O extends Options>(
   options: O,
   positionals: Positionals = {},
 ): { values: FlagValues<O>; positionals: string[]; help: boolean } {
-  let parsed: { values: Record<string, string | boolean | undefined>; positionals: string[] };
+  let parsed: {
+    values: Record<string, string | boolean | (string | boolean)[] | undefined>;
+    positionals: string[];
+  };
   try {
     parsed = parseArgs({
       args: protectIds(argv, options),

@@ -10,10 +10,12 @@ import { withHost } from './host-session.js';
 import { HOST_FLAG, type RemoteContext, STATE_FLAG } from './remote-context.js';
 import { followRuns } from './run-follower.js';
 import { sendCommand } from './send-command.js';
+import { readAttachment, uploadAttachment } from './attachment-upload.js';
 
 /** The usage text of `submit`, for `--help` and command-line errors. */
 export const SUBMIT_USAGE = `Usage: tether remote submit "<task>" [--workspace DIR] [--model M] [--wait]
-                            [--worktree [--base REF]] [--host HOSTID] [--state FILE]
+                            [--attach FILE]… [--worktree [--base REF]] [--host HOSTID]
+                            [--state FILE]
 
 Starts a run of <task> in a new session on the host.
 
@@ -21,6 +23,9 @@ Options:
   --workspace DIR   one of the host's workspaces, by path or name (default: its first)
   --model M         one of the host's models (default: its configured one)
   --wait            follow the run to its end; exit 0 only if it succeeded
+  --attach FILE     send FILE with the task (repeat for more): images go to the model as
+                    images, small text files inline, others as read-only files it can
+                    read; sent in chunks, and sending it again resumes (docs/attachments.md)
   --worktree        work on a branch of its own (tether/<runId>) in a git worktree of the
                     workspace's repository, never in your checkout; the host commits what
                     it did when it ends; answer with tether remote review <runId>: merge,
@@ -36,6 +41,7 @@ const FLAGS = {
   wait: { type: 'boolean' },
   worktree: { type: 'boolean' },
   base: { type: 'string' },
+  attach: { type: 'string', multiple: true },
 } as const;
 
 /**
@@ -75,11 +81,17 @@ export async function submitCommand(argv: readonly string[], ctx: RemoteContext)
   if (values.base !== undefined && values.worktree !== true) {
     throw new UsageError('--base is for a run in its own worktree: add --worktree');
   }
+  const files = (values.attach ?? []).map(readAttachment);
   return withHost(ctx, values, async (connection, host) => {
+    const attachments: string[] = [];
+    for (const file of files) {
+      attachments.push(await uploadAttachment(connection, ctx, file));
+      ctx.err(`sent ${file.name} (${file.mediaType}, ${file.bytes.length} bytes)\n`);
+    }
     let submitted: { runId: string; sessionId: string; state: string };
     try {
       submitted = await sendCommand(connection, ctx, 'run.submit', {
-        input: { text: positionals[0]! },
+        input: { text: positionals[0]!, ...(attachments.length === 0 ? {} : { attachments }) },
         ...(values.workspace === undefined ? {} : { workspace: values.workspace }),
         ...(values.model === undefined ? {} : { model: values.model }),
         ...(values.worktree === true ? { isolation: 'worktree' as const } : {}),

@@ -1,0 +1,138 @@
+/**
+ * `tether remote submit --attach FILE` end to end (issue 28): the built CLI, paired with
+ * the real host process, sends an image, a text file and a 1.2 MiB file whose first chunk
+ * the host already has (sent by another device under the same id), resumes that one from
+ * its second chunk, and the scripted model receives the image part and the text inline.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chunkArgs } from '../support/attachment-chunks.js';
+import { startHostProcess, type HostProcess } from '../support/host-process.js';
+import { pairDevice, RawChannel } from '../support/raw-channel.js';
+import {
+  startScriptedModelServer,
+  textTurn,
+  userContents,
+  type ScriptedModelServer,
+} from '../support/scripted-model-server.js';
+import { tempDir, type TempDir } from '../support/temp-dir.js';
+import { runTether } from './run-cli.js';
+
+/** A 1×1 PNG. */
+const PNG = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==',
+  'base64',
+);
+
+let host: HostProcess;
+let model: ScriptedModelServer;
+let homeDir: TempDir;
+
+beforeAll(async () => {
+  model = await startScriptedModelServer();
+  host = await startHostProcess({ model: model.baseUrl });
+  homeDir = tempDir('tether-remote-attach-', { realpath: false });
+});
+
+afterAll(async () => {
+  await host.dispose();
+  await model.close();
+  homeDir.remove();
+});
+
+/** The id the CLI gives a file (remote/cli/attachment-upload.ts). */
+function cliAttachmentId(name: string, mediaType: string, bytes: Buffer): string {
+  const sha256 = createHash('sha256').update(bytes).digest('hex');
+  const id = createHash('sha256').update(`${name}\n${mediaType}\n${sha256}`).digest('hex');
+  return `att_${id.slice(0, 32)}`;
+}
+
+function attachmentPuts(): { result_json: string }[] {
+  const db = new Database(join(host.dataDir, 'tether.db'), { readonly: true });
+  try {
+    return db.prepare("SELECT result_json FROM commands WHERE op = 'attachment.put'").all() as {
+      result_json: string;
+    }[];
+  } finally {
+    db.close();
+  }
+}
+
+describe('tether remote submit --attach', { timeout: 120_000 }, () => {
+  it('sends the files in chunks, resumes one the host has begun, and the model gets them', async () => {
+    const home = homeDir.path;
+    const state = join(home, 'remote.json');
+    const remote = (...args: string[]) => runTether(['remote', ...args, '--state', state], home);
+    expect((await remote('pair', await host.pairLink(), '--name', 'CLI')).code).toBe(0);
+
+    const files = join(home, 'files');
+    mkdirSync(files);
+    const big = randomBytes(1200 * 1024);
+    writeFileSync(join(files, 'screen.png'), PNG);
+    writeFileSync(join(files, 'notes.txt'), 'It breaks when I tap twice.\n');
+    writeFileSync(join(files, 'dump.bin'), big);
+
+    // Another device began dump.bin under the id the CLI will give it: chunk 0 of 3.
+    const { host: paired } = await pairDevice(await host.pairLink());
+    await using channel = await RawChannel.open(paired);
+    const dumpId = cliAttachmentId('dump.bin', 'application/octet-stream', big);
+    await channel.call(
+      'attachment.put',
+      chunkArgs(
+        {
+          attachmentId: dumpId,
+          name: 'dump.bin',
+          mediaType: 'application/octet-stream',
+          bytes: big,
+        },
+        0,
+      ),
+    );
+
+    model.push(textTurn('It is the double tap.'));
+    const result = await remote(
+      'submit',
+      'why does it break?',
+      '--attach',
+      join(files, 'screen.png'),
+      '--attach',
+      join(files, 'notes.txt'),
+      '--attach',
+      join(files, 'dump.bin'),
+      '--wait',
+    );
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toContain('sent screen.png (image/png, 70 bytes)');
+    expect(result.stderr).toContain('sent dump.bin (application/octet-stream, 1228800 bytes)');
+    expect(result.stdout).toMatch(/^run run_\S+ succeeded$/m);
+
+    const parts = userContents(model.chatBodies()[0]!)[0] as { type: string; text?: string }[];
+    expect(parts.map((part) => part.type)).toEqual(['text', 'image_url']);
+    expect(parts[0]!.text).toContain('It breaks when I tap twice.');
+    expect(parts[0]!.text).toMatch(
+      /- dump\.bin \(application\/octet-stream, 1\.2 MiB\): not shown here; it is at \S+\/run-attachments\/run_\S+\/dump\.bin/,
+    );
+    expect(parts[1]).toEqual({
+      type: 'image_url',
+      image_url: { url: `data:image/png;base64,${PNG.toString('base64')}` },
+    });
+    // dump.bin: chunk 0 from the other device, 1 and 2 from the CLI; one chunk each for the
+    // image and the text: five puts in all, none sent twice.
+    expect(attachmentPuts()).toHaveLength(5);
+
+    // The same files again: the host has them whole, nothing is sent again.
+    model.push(textTurn('Still the double tap.'));
+    const again = await remote('submit', 'and now?', '--attach', join(files, 'dump.bin'), '--wait');
+    expect(again.code, again.stderr).toBe(0);
+    expect(attachmentPuts()).toHaveLength(5);
+
+    const missing = await remote('submit', 'x', '--attach', join(files, 'nothing.png'));
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain(
+      `--attach ${join(files, 'nothing.png')}: cannot read the file (ENOENT)`,
+    );
+  });
+});
