@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { approvalPointer, isAtBottom } from '../../remote/app/src/logic/follow-bottom.js';
+import {
+  approvalPointer,
+  followsAfterScroll,
+  isAtBottom,
+} from '../../remote/app/src/logic/follow-bottom.js';
 
 describe('following the run’s end', () => {
   it('follows while the page shows its end, within a finger’s drift', () => {
@@ -9,6 +13,24 @@ describe('following the run’s end', () => {
     expect(isAtBottom({ scrollY: 1000, viewportHeight: 844, scrollHeight: 2000 })).toBe(false);
     // A page shorter than the screen is at its end.
     expect(isAtBottom({ scrollY: 0, viewportHeight: 844, scrollHeight: 600 })).toBe(true);
+  });
+
+  it('stops following only when the reader moved up, not when the page grew under a follow', () => {
+    // The page scrolled itself to 1156; before its scroll event, 500 px more text arrived.
+    expect(
+      followsAfterScroll(true, 1000, { scrollY: 1156, viewportHeight: 844, scrollHeight: 2500 }),
+    ).toBe(true);
+    // The reader pulled the page up: following stops.
+    expect(
+      followsAfterScroll(true, 1156, { scrollY: 900, viewportHeight: 844, scrollHeight: 2000 }),
+    ).toBe(false);
+    // Scrolling down but short of the end does not follow again; reaching the end does.
+    expect(
+      followsAfterScroll(false, 900, { scrollY: 1000, viewportHeight: 844, scrollHeight: 2000 }),
+    ).toBe(false);
+    expect(
+      followsAfterScroll(false, 1000, { scrollY: 1150, viewportHeight: 844, scrollHeight: 2000 }),
+    ).toBe(true);
   });
 });
 

@@ -74,6 +74,31 @@ describe('the approval a run waits for', () => {
     await visible(byTestId(page, 'run-screen', { state: 'succeeded', 'session-idle': 'true' }));
   }, 90_000);
 
+  it('is in view when a live run is opened with its answer already long', async () => {
+    const page = phone.page;
+    app.model.push(
+      sayThenCall(words(400, 'again'), [runCommand('call_reopen', 'echo reopened')], 0),
+      textTurn('Done.'),
+    );
+    const runId = await submitTask(page, 'Say a lot, then ask, while I look elsewhere');
+    await byTestId(page, 'nav-runs').click();
+    const row = page.locator(`[data-testid="run-row"][data-run-id="${runId}"]`);
+    await visible(row.and(page.locator('[data-state="waiting_for_approval"]')));
+    // Opened again, the whole answer is there at once: the run opens at its end.
+    await row.click();
+    await visible(byTestId(page, 'approval-card', { state: 'pending' }));
+    await until(
+      'the card to be in view',
+      () => cardInView(page),
+      (yes) => yes,
+    );
+    await byTestId(
+      byTestId(page, 'approval-card', { state: 'pending' }),
+      'approval-approve',
+    ).click();
+    await visible(byTestId(page, 'run-screen', { state: 'succeeded', 'session-idle': 'true' }));
+  }, 90_000);
+
   it('is pointed at by a pill that jumps to it once the reader scrolled up', async () => {
     const page = phone.page;
     app.model.push(

@@ -5,7 +5,7 @@
  */
 import type { RefObject } from 'preact';
 import { useEffect } from 'preact/hooks';
-import { isAtBottom } from '../logic/follow-bottom.js';
+import { followsAfterScroll, isAtBottom } from '../logic/follow-bottom.js';
 
 /** The page's place now. */
 function scrollPlace() {
@@ -16,14 +16,26 @@ function scrollPlace() {
   };
 }
 
-export function useFollowBottom(screen: RefObject<HTMLElement | null>): void {
+/**
+ * `runId`: the run shown; a run opened, or another run shown in its place, starts again.
+ * `live`: whether that run may still grow when it opens; a live run opens at its end (its
+ * newest text and an approval it waits for), however much of it came before the screen.
+ */
+export function useFollowBottom(
+  screen: RefObject<HTMLElement | null>,
+  runId: string,
+  live: boolean,
+): void {
   useEffect(() => {
     const element = screen.current;
     if (element === null || typeof ResizeObserver === 'undefined') return;
     // Where the reader was before the screen grew: a growth fires no scroll event.
-    let following = isAtBottom(scrollPlace());
+    let following = live || isAtBottom(scrollPlace());
+    let lastScrollY = window.scrollY;
     const onScroll = () => {
-      following = isAtBottom(scrollPlace());
+      const place = scrollPlace();
+      following = followsAfterScroll(following, lastScrollY, place);
+      lastScrollY = place.scrollY;
     };
     const observer = new ResizeObserver(() => {
       if (following) window.scrollTo(0, document.documentElement.scrollHeight);
@@ -34,5 +46,6 @@ export function useFollowBottom(screen: RefObject<HTMLElement | null>): void {
       observer.disconnect();
       window.removeEventListener('scroll', onScroll);
     };
-  }, [screen]);
+    // Read once, as the run opens: a run that ends while shown keeps the reader's place.
+  }, [screen, runId]);
 }

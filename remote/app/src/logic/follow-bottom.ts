@@ -19,6 +19,22 @@ export function isAtBottom({ scrollY, viewportHeight, scrollHeight }: ScrollPlac
   return scrollY + viewportHeight >= scrollHeight - FOLLOW_SLACK_PX;
 }
 
+/**
+ * Whether the page still follows after a scroll event, given whether it followed and where
+ * it was at the last one. At the end it follows; it stops only when the reader moved up. A
+ * scroll event the page's own follow caused can arrive after more text grew the page, so
+ * "not at the end" alone would stop following in the middle of a fast stream.
+ */
+export function followsAfterScroll(
+  following: boolean,
+  previousScrollY: number,
+  place: ScrollPlace,
+): boolean {
+  if (isAtBottom(place)) return true;
+  if (place.scrollY < previousScrollY) return false;
+  return following;
+}
+
 /** A pending approval card's place: its top and bottom in viewport px. */
 export interface CardPlace {
   id: string;

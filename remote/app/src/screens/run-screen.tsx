@@ -84,7 +84,7 @@ function RunView({ host, run }: { host: HostView; run: Run }) {
   // approval waiting out of view.
   const screen = useRef<HTMLElement>(null);
   const dock = useRef<HTMLDivElement>(null);
-  useFollowBottom(screen);
+  useFollowBottom(screen, run.id, !terminal);
 
   const cancel = () => action.run('cancel', () => action.submit('run.cancel', { runId: run.id }));
   const resume = () =>
