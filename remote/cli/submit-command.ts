@@ -10,7 +10,7 @@ import { withHost } from './host-session.js';
 import { HOST_FLAG, type RemoteContext, STATE_FLAG } from './remote-context.js';
 import { followRuns } from './run-follower.js';
 import { sendCommand } from './send-command.js';
-import { readAttachment, uploadAttachment } from './attachment-upload.js';
+import { readAttachment, sendAttachment } from './attachment-upload.js';
 
 /** The usage text of `submit`, for `--help` and command-line errors. */
 export const SUBMIT_USAGE = `Usage: tether remote submit "<task>" [--workspace DIR] [--model M] [--wait]
@@ -85,7 +85,7 @@ export async function submitCommand(argv: readonly string[], ctx: RemoteContext)
   return withHost(ctx, values, async (connection, host) => {
     const attachments: string[] = [];
     for (const file of files) {
-      attachments.push(await uploadAttachment(connection, ctx, file));
+      attachments.push(await sendAttachment(connection, ctx, file));
       ctx.err(`sent ${file.name} (${file.mediaType}, ${file.bytes.length} bytes)\n`);
     }
     let submitted: { runId: string; sessionId: string; state: string };

@@ -14,6 +14,11 @@ export {
   type HostHealth,
 } from './connection-types.js';
 export { type CommandArgs, PendingCommand } from './outbox.js';
+export {
+  type OutgoingAttachment,
+  outgoingAttachment,
+  uploadAttachment,
+} from './attachment-upload.js';
 export { type HostState, pendingApprovals, toolCallsOf } from './host-state.js';
 export { type ClientStorage } from './storage.js';
 export { type WebSocketFactory } from './websocket.js';
