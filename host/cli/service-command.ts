@@ -16,7 +16,7 @@ import { prepareTailnet } from '../tailscale/index.js';
 import type { HostCommandContext } from './host-command.js';
 import { humanLogLine, readLastLines } from './service-log.js';
 import { chooseServiceManager, defaultServiceName } from './service-manager.js';
-import { serviceOutputPath, serviceSpec } from './service-spec.js';
+import { serviceOutputPath, serviceSpec, type ServiceManager } from './service-spec.js';
 import { conflictFix, describeHolder, serviceDataDir, serviceReport } from './service-status.js';
 
 /** The usage text of `service`, for `--help` and command-line errors. */
@@ -79,18 +79,20 @@ const Lines = z.coerce.number().int().min(1).max(100_000);
 /** The environment variables that hold a model key, which a service never sees. */
 const KEY_VARIABLES = ['TETHER_MODEL_API_KEY', 'DEEPSEEK_API_KEY', 'OPENAI_API_KEY'];
 
+function parseServiceArgs(argv: readonly string[]) {
+  try {
+    return parseArgs({ args: [...argv], options: OPTIONS, allowPositionals: true, strict: true });
+  } catch (error) {
+    throw new UsageError((error as Error).message.split('\n')[0] ?? 'invalid arguments');
+  }
+}
+
 /** Runs `tether service …`; resolves with the exit code. */
 export async function serviceCommand(
   argv: readonly string[],
   ctx: HostCommandContext,
 ): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseArgs({ args: [...argv], options: OPTIONS, allowPositionals: true, strict: true });
-  } catch (error) {
-    throw new UsageError((error as Error).message.split('\n')[0] ?? 'invalid arguments');
-  }
-  const { values, positionals } = parsed;
+  const { values, positionals } = parseServiceArgs(argv);
   if (values.help === true) {
     ctx.out(SERVICE_USAGE);
     return 0;
@@ -115,160 +117,202 @@ export async function serviceCommand(
   }
   const manager = chooseServiceManager();
   const serviceName = name?.data ?? defaultServiceName(manager);
-  const flags = nameFlag(values.name);
 
+  const service: ServiceTarget = { manager, name: serviceName, flags: nameFlag(values.name) };
   switch (action as (typeof ACTIONS)[number]) {
-    case 'install': {
-      const startArgs = [
-        ...(values.data === undefined ? [] : ['--data', values.data]),
-        ...(values.config === undefined ? [] : ['--config', values.config]),
-        ...(values.port === undefined ? [] : ['--port', values.port]),
-        ...(values.bind === undefined ? [] : ['--bind', values.bind]),
-        ...(values.workspace ?? []).flatMap((path) => ['--workspace', path]),
-      ];
-      const config = loadHostConfig({
-        argv: startArgs,
-        env: process.env,
-        cwd: process.cwd(),
-        platform: process.platform,
-        homedir: homedir(),
-      });
-      // Checked before anything is written: a service that cannot publish would only fail.
-      const tailscale =
-        values.tailscale === true
-          ? await prepareTailnet(
-              { bind: config.bind, port: config.port, tls: values.https === true },
-              {
-                flag: 'service install --tailscale',
-                next: `run ${tetherCommand()} service install --tailscale again`,
-              },
-            )
-          : null;
-      ensureDataDir(config.dataDir);
-      mkdirSync(join(config.dataDir, 'logs'), { recursive: true, mode: 0o700 });
-      const spec = serviceSpec(serviceName, config, {
-        ...(values.config === undefined ? {} : { config: values.config }),
-        ...(values.bind === undefined ? {} : { bind: values.bind }),
-        ...(values.https === true ? { https: true } : {}),
-        ...(tailscale === null ? {} : { tailscale: tailscale.program }),
-      });
-      const notes = await manager.install(spec);
-      ctx.out(`installed ${manager.file(spec.name)} (${manager.kind}) and started it\n`);
-      ctx.out(`data: ${config.dataDir}\n`);
-      ctx.out(`workspaces: ${config.workspaces.map((w) => w.path).join(', ')}\n`);
-      ctx.out(`port: ${config.port}\n`);
-      if (tailscale !== null) {
-        ctx.out(
-          `tailnet: https://${tailscale.dnsName} (tailscale serve --bg at each start, removed at each clean stop)\n`,
-        );
-      }
-      for (const note of notes) ctx.err(`note: ${note}\n`);
-      for (const key of KEY_VARIABLES.filter((variable) => process.env[variable])) {
-        ctx.err(
-          `note: ${key} is set in this shell, but the service does not see it: ` +
-            'keep the key with tether model set-key instead\n',
-        );
-      }
-      for (const key of ['TETHER_MODEL_BASE_URL', 'TETHER_MODEL'].filter((v) => process.env[v])) {
-        ctx.err(
-          `note: ${key} is set in this shell, but the service does not see it: ` +
-            'write it to the config file with: tether model set --base-url URL --model NAME\n',
-        );
-      }
-      ctx.out(`check it with: tether service status${flags}\n`);
-      return 0;
-    }
-    case 'uninstall': {
-      const { removed, notes } = await manager.uninstall(serviceName);
-      ctx.out(
-        removed
-          ? `removed ${manager.file(serviceName)}; the data directory is kept\n`
-          : `no service was installed at ${manager.file(serviceName)}\n`,
-      );
-      for (const note of notes) ctx.err(`note: ${note}\n`);
-      return 0;
-    }
-    case 'restart': {
-      const file = manager.file(serviceName);
-      if (!existsSync(file)) {
-        ctx.err(`no service is installed at ${file}: install it with tether service install\n`);
-        return 1;
-      }
-      await manager.restart(serviceName);
-      ctx.out(`restarted ${serviceName} (${manager.kind})\n`);
-      ctx.out(`check it with: tether service status${flags}\n`);
-      return 0;
-    }
-    case 'status': {
-      const dataDir = serviceDataDir(manager, serviceName, values.data, (flag) =>
-        ctx.dataDir(flag),
-      );
-      const report = await serviceReport(manager, serviceName, dataDir);
-      const running = report.running
-        ? `yes, pid ${report.pid ?? '?'}`
-        : `no${report.managerState === null ? '' : ` (${manager.kind}: ${report.managerState})`}`;
-      ctx.out(`service: ${serviceName} (${manager.kind})\n`);
-      ctx.out(`file: ${report.file}${report.installed ? '' : ' (not installed)'}\n`);
-      ctx.out(`data: ${report.dataDir}\n`);
-      ctx.out(`loaded: ${report.loaded ? 'yes' : 'no'}\n`);
-      ctx.out(`running: ${running}\n`);
-      ctx.out(`last exit: ${report.lastExit ?? 'none'}\n`);
-      if (report.lastError !== null) ctx.out(`last error: ${report.lastError}\n`);
-      if (report.conflict !== null) {
-        ctx.out(`${report.conflict.resource} is in use by ${describeHolder(report.conflict)}\n`);
-      }
-      ctx.out(`url: ${report.url ?? 'none (the host is not running on this data directory)'}\n`);
-      for (const note of report.notes) ctx.out(`note: ${note}\n`);
-      if (!report.installed) ctx.out('install it with: tether service install\n');
-      else if (report.conflict !== null) ctx.out(`fix: ${conflictFix(report.conflict)}\n`);
-      else if (!report.loaded) ctx.out(`load and start it with: tether service restart${flags}\n`);
-      else if (!report.running) {
-        ctx.out(`see its output with: tether service logs${flags}${dataFlag(values.data)}\n`);
-        ctx.out(`then start it again with: tether service restart${flags}\n`);
-      }
-      return report.running ? 0 : 3;
-    }
-    case 'logs': {
-      const lines = values.lines === undefined ? 50 : Lines.safeParse(values.lines);
-      if (typeof lines !== 'number' && !lines.success) {
-        throw new UsageError(`--lines ${values.lines}: expected a whole number from 1`);
-      }
-      const count = typeof lines === 'number' ? lines : lines.data;
-      const dataDir = serviceDataDir(manager, serviceName, values.data, (flag) =>
-        ctx.dataDir(flag),
-      );
-      const hostLog = join(dataDir, 'logs', 'host.log');
-      const wanted = values.json === true ? [hostLog] : [hostLog, serviceOutputPath(dataDir)];
-      const files = wanted.filter((path) => existsSync(path));
-      if (files.length === 0) {
-        ctx.err(
-          `no log at ${wanted.join(' or ')} yet: has the host started on ${dataDir}? ` +
-            `(tether service status${flags})\n`,
-        );
-        return 1;
-      }
-      const show = values.json === true ? (line: string) => line : humanLogLine;
-      if (values.follow !== true) {
-        files.forEach((path, index) => {
-          // The headers `tail` prints for several files, so -f looks the same.
-          if (files.length > 1) ctx.out(`${index === 0 ? '' : '\n'}==> ${path} <==\n`);
-          ctx.out(
-            readLastLines(path, count)
-              .map((line) => `${show(line)}\n`)
-              .join(''),
-          );
-        });
-        return 0;
-      }
-      const tail = spawn('tail', ['-n', String(count), '-F', ...files], {
-        stdio: ['ignore', 'pipe', 'inherit'],
-        signal: ctx.signal,
-      });
-      tail.on('error', () => undefined);
-      for await (const line of createInterface({ input: tail.stdout })) ctx.out(`${show(line)}\n`);
-      return 0;
-    }
+    case 'install':
+      return installService(service, values, ctx);
+    case 'uninstall':
+      return uninstallService(service, ctx);
+    case 'restart':
+      return restartService(service, ctx);
+    case 'status':
+      return printServiceStatus(service, values, ctx);
+    case 'logs':
+      return printServiceLogs(service, values, ctx);
   }
+}
+
+/** The service a command acts on, and the `--name` flag that names it again in hints. */
+interface ServiceTarget {
+  manager: ServiceManager;
+  name: string;
+  flags: string;
+}
+
+type ServiceValues = ReturnType<typeof parseServiceArgs>['values'];
+
+/** `service install`: writes the service from the current configuration and starts it. */
+async function installService(
+  service: ServiceTarget,
+  values: ServiceValues,
+  ctx: HostCommandContext,
+): Promise<number> {
+  const { manager, name: serviceName, flags } = service;
+  const startArgs = [
+    ...(values.data === undefined ? [] : ['--data', values.data]),
+    ...(values.config === undefined ? [] : ['--config', values.config]),
+    ...(values.port === undefined ? [] : ['--port', values.port]),
+    ...(values.bind === undefined ? [] : ['--bind', values.bind]),
+    ...(values.workspace ?? []).flatMap((path) => ['--workspace', path]),
+  ];
+  const config = loadHostConfig({
+    argv: startArgs,
+    env: process.env,
+    cwd: process.cwd(),
+    platform: process.platform,
+    homedir: homedir(),
+  });
+  // Checked before anything is written: a service that cannot publish would only fail.
+  const tailscale =
+    values.tailscale === true
+      ? await prepareTailnet(
+          { bind: config.bind, port: config.port, tls: values.https === true },
+          {
+            flag: 'service install --tailscale',
+            next: `run ${tetherCommand()} service install --tailscale again`,
+          },
+        )
+      : null;
+  ensureDataDir(config.dataDir);
+  mkdirSync(join(config.dataDir, 'logs'), { recursive: true, mode: 0o700 });
+  const spec = serviceSpec(serviceName, config, {
+    ...(values.config === undefined ? {} : { config: values.config }),
+    ...(values.bind === undefined ? {} : { bind: values.bind }),
+    ...(values.https === true ? { https: true } : {}),
+    ...(tailscale === null ? {} : { tailscale: tailscale.program }),
+  });
+  const notes = await manager.install(spec);
+  ctx.out(`installed ${manager.file(spec.name)} (${manager.kind}) and started it\n`);
+  ctx.out(`data: ${config.dataDir}\n`);
+  ctx.out(`workspaces: ${config.workspaces.map((w) => w.path).join(', ')}\n`);
+  ctx.out(`port: ${config.port}\n`);
+  if (tailscale !== null) {
+    ctx.out(
+      `tailnet: https://${tailscale.dnsName} (tailscale serve --bg at each start, removed at each clean stop)\n`,
+    );
+  }
+  for (const note of notes) ctx.err(`note: ${note}\n`);
+  for (const key of KEY_VARIABLES.filter((variable) => process.env[variable])) {
+    ctx.err(
+      `note: ${key} is set in this shell, but the service does not see it: ` +
+        'keep the key with tether model set-key instead\n',
+    );
+  }
+  for (const key of ['TETHER_MODEL_BASE_URL', 'TETHER_MODEL'].filter((v) => process.env[v])) {
+    ctx.err(
+      `note: ${key} is set in this shell, but the service does not see it: ` +
+        'write it to the config file with: tether model set --base-url URL --model NAME\n',
+    );
+  }
+  ctx.out(`check it with: tether service status${flags}\n`);
+  return 0;
+}
+
+/** `service uninstall`: stops the service and removes its file; the data is kept. */
+async function uninstallService(service: ServiceTarget, ctx: HostCommandContext): Promise<number> {
+  const { manager, name: serviceName } = service;
+  const { removed, notes } = await manager.uninstall(serviceName);
+  ctx.out(
+    removed
+      ? `removed ${manager.file(serviceName)}; the data directory is kept\n`
+      : `no service was installed at ${manager.file(serviceName)}\n`,
+  );
+  for (const note of notes) ctx.err(`note: ${note}\n`);
+  return 0;
+}
+
+/** `service restart`: stops the installed service if it runs and starts it again. */
+async function restartService(service: ServiceTarget, ctx: HostCommandContext): Promise<number> {
+  const { manager, name: serviceName, flags } = service;
+  const file = manager.file(serviceName);
+  if (!existsSync(file)) {
+    ctx.err(`no service is installed at ${file}: install it with tether service install\n`);
+    return 1;
+  }
+  await manager.restart(serviceName);
+  ctx.out(`restarted ${serviceName} (${manager.kind})\n`);
+  ctx.out(`check it with: tether service status${flags}\n`);
+  return 0;
+}
+
+/** `service status`: what the manager and the host say; exits 3 when it is not running. */
+async function printServiceStatus(
+  service: ServiceTarget,
+  values: ServiceValues,
+  ctx: HostCommandContext,
+): Promise<number> {
+  const { manager, name: serviceName, flags } = service;
+  const dataDir = serviceDataDir(manager, serviceName, values.data, (flag) => ctx.dataDir(flag));
+  const report = await serviceReport(manager, serviceName, dataDir);
+  const running = report.running
+    ? `yes, pid ${report.pid ?? '?'}`
+    : `no${report.managerState === null ? '' : ` (${manager.kind}: ${report.managerState})`}`;
+  ctx.out(`service: ${serviceName} (${manager.kind})\n`);
+  ctx.out(`file: ${report.file}${report.installed ? '' : ' (not installed)'}\n`);
+  ctx.out(`data: ${report.dataDir}\n`);
+  ctx.out(`loaded: ${report.loaded ? 'yes' : 'no'}\n`);
+  ctx.out(`running: ${running}\n`);
+  ctx.out(`last exit: ${report.lastExit ?? 'none'}\n`);
+  if (report.lastError !== null) ctx.out(`last error: ${report.lastError}\n`);
+  if (report.conflict !== null) {
+    ctx.out(`${report.conflict.resource} is in use by ${describeHolder(report.conflict)}\n`);
+  }
+  ctx.out(`url: ${report.url ?? 'none (the host is not running on this data directory)'}\n`);
+  for (const note of report.notes) ctx.out(`note: ${note}\n`);
+  if (!report.installed) ctx.out('install it with: tether service install\n');
+  else if (report.conflict !== null) ctx.out(`fix: ${conflictFix(report.conflict)}\n`);
+  else if (!report.loaded) ctx.out(`load and start it with: tether service restart${flags}\n`);
+  else if (!report.running) {
+    ctx.out(`see its output with: tether service logs${flags}${dataFlag(values.data)}\n`);
+    ctx.out(`then start it again with: tether service restart${flags}\n`);
+  }
+  return report.running ? 0 : 3;
+}
+
+/** `service logs`: the end of the host log and the service's output, or follows them. */
+async function printServiceLogs(
+  service: ServiceTarget,
+  values: ServiceValues,
+  ctx: HostCommandContext,
+): Promise<number> {
+  const { manager, name: serviceName, flags } = service;
+  const lines = values.lines === undefined ? 50 : Lines.safeParse(values.lines);
+  if (typeof lines !== 'number' && !lines.success) {
+    throw new UsageError(`--lines ${values.lines}: expected a whole number from 1`);
+  }
+  const count = typeof lines === 'number' ? lines : lines.data;
+  const dataDir = serviceDataDir(manager, serviceName, values.data, (flag) => ctx.dataDir(flag));
+  const hostLog = join(dataDir, 'logs', 'host.log');
+  const wanted = values.json === true ? [hostLog] : [hostLog, serviceOutputPath(dataDir)];
+  const files = wanted.filter((path) => existsSync(path));
+  if (files.length === 0) {
+    ctx.err(
+      `no log at ${wanted.join(' or ')} yet: has the host started on ${dataDir}? ` +
+        `(tether service status${flags})\n`,
+    );
+    return 1;
+  }
+  const show = values.json === true ? (line: string) => line : humanLogLine;
+  if (values.follow !== true) {
+    files.forEach((path, index) => {
+      // The headers `tail` prints for several files, so -f looks the same.
+      if (files.length > 1) ctx.out(`${index === 0 ? '' : '\n'}==> ${path} <==\n`);
+      ctx.out(
+        readLastLines(path, count)
+          .map((line) => `${show(line)}\n`)
+          .join(''),
+      );
+    });
+    return 0;
+  }
+  const tail = spawn('tail', ['-n', String(count), '-F', ...files], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    signal: ctx.signal,
+  });
+  tail.on('error', () => undefined);
+  for await (const line of createInterface({ input: tail.stdout })) ctx.out(`${show(line)}\n`);
+  return 0;
 }
 
 const nameFlag = (name: string | undefined) => (name === undefined ? '' : ` --name ${name}`);
