@@ -90,130 +90,166 @@ function describeExit(code: string | undefined, status: string | undefined): str
   return `signal ${status}${signal === undefined ? '' : ` (${signal[0]})`}`;
 }
 
+/** systemctl and loginctl for the user's own systemd instance, and where its units live. */
+interface SystemdUserControl {
+  folder: string;
+  file: (name: string) => string;
+  systemctl: (...args: string[]) => ReturnType<typeof runTool>;
+  /** Runs systemctl; a failure names the unit's journal only when there is a unit to look at. */
+  mustRun: (args: string[], unit?: string) => Promise<void>;
+  /** The linger note, unless the user's manager outlives their sessions already. */
+  lingerNotes: () => Promise<string[]>;
+}
+
+function systemdUserControl(home: string): SystemdUserControl {
+  const folder = join(home, '.config', 'systemd', 'user');
+  const systemctl = (...args: string[]) => runTool('systemctl', ['--user', ...args]);
+  return {
+    folder,
+    file: (name) => join(folder, `${name}.service`),
+    systemctl,
+    mustRun: async (args, unit) => {
+      const outcome = await systemctl(...args);
+      if (outcome.code === 0) return;
+      if (NO_BUS.test(outcome.stderr)) throw new Error(noBus(outcome));
+      throw new Error(
+        `systemctl --user ${args.join(' ')} failed (${outcome.code ?? 'not run'}): ${lastLine(outcome)}` +
+          (unit === undefined
+            ? ''
+            : `. See: tether service status; systemctl --user status ${unit}; journalctl --user -u ${unit}`),
+      );
+    },
+    lingerNotes: async () => {
+      const user = userInfo().username;
+      const linger = await runTool('loginctl', ['show-user', user, '--property=Linger', '--value']);
+      return linger.code === 0 && linger.stdout.trim() === 'yes' ? [] : [LINGER_NOTE];
+    },
+  };
+}
+
 /** systemd's user instance, with units in `<home>/.config/systemd/user`. */
 export function systemdUser(home: string): ServiceManager {
-  const folder = join(home, '.config', 'systemd', 'user');
-  const file = (name: string) => join(folder, `${name}.service`);
-  const systemctl = (...args: string[]) => runTool('systemctl', ['--user', ...args]);
-  /** Runs systemctl; a failure names the unit's journal only when there is a unit to look at. */
-  const mustRun = async (args: string[], unit?: string) => {
-    const outcome = await systemctl(...args);
-    if (outcome.code === 0) return;
-    if (NO_BUS.test(outcome.stderr)) throw new Error(noBus(outcome));
-    throw new Error(
-      `systemctl --user ${args.join(' ')} failed (${outcome.code ?? 'not run'}): ${lastLine(outcome)}` +
-        (unit === undefined
-          ? ''
-          : `. See: tether service status; systemctl --user status ${unit}; journalctl --user -u ${unit}`),
-    );
-  };
-  const lingerNotes = async () => {
-    const user = userInfo().username;
-    const linger = await runTool('loginctl', ['show-user', user, '--property=Linger', '--value']);
-    return linger.code === 0 && linger.stdout.trim() === 'yes' ? [] : [LINGER_NOTE];
-  };
+  const control = systemdUserControl(home);
   return {
     kind: 'systemd',
-    file,
-    async install(spec) {
-      const path = file(spec.name);
-      const unit = `${spec.name}.service`;
-      const text = systemdUnit(spec);
-      mkdirSync(folder, { recursive: true });
-      const temp = `${path}.tmp`;
-      writeFileSync(temp, text, { mode: 0o644 });
-      renameSync(temp, path);
-      try {
-        await mustRun(['daemon-reload']);
-      } catch (error) {
-        throw new Error(
-          `wrote ${path}, but systemd did not load it: ${(error as Error).message}. ` +
-            'Then run tether service install again (or tether service uninstall to remove the file)',
-          { cause: error },
-        );
-      }
-      await mustRun(['enable', unit], unit);
-      // restart, not start: installing again must run the new definition.
-      await mustRun(['restart', unit], unit);
-      return lingerNotes();
-    },
-    async uninstall(name) {
-      const path = file(name);
-      const unit = `${name}.service`;
-      const installed = existsSync(path);
-      if (!installed) return { removed: false, notes: [] };
-      const notes: string[] = [];
-      const disabled = await systemctl('disable', '--now', unit);
-      if (disabled.code !== 0) {
-        notes.push(
-          NO_BUS.test(disabled.stderr)
-            ? `${unit} was not stopped: systemctl --user cannot reach your systemd user instance (${lastLine(disabled)}); ` +
-                `a copy still running stops when your last session ends, or stop it in a login session: systemctl --user stop ${unit}`
-            : `systemctl --user disable --now ${unit} failed (${lastLine(disabled)}): if it still runs, stop it with systemctl --user stop ${unit}`,
-        );
-      }
-      rmSync(path, { force: true });
-      // `disable` removes this link; when it could not run, the link would dangle.
-      rmSync(join(folder, 'default.target.wants', unit), { force: true });
-      if (disabled.code === 0) {
-        const reloaded = await systemctl('daemon-reload');
-        if (reloaded.code !== 0) {
-          notes.push(`systemctl --user daemon-reload failed (${lastLine(reloaded)})`);
-        }
-      }
-      return { removed: true, notes };
-    },
+    file: control.file,
+    install: (spec) => installUnit(control, spec),
+    uninstall: (name) => uninstallUnit(control, name),
     async restart(name) {
       const unit = `${name}.service`;
       // As install does, from the file as it is: a unit never loaded (no bus then) starts too.
-      await mustRun(['daemon-reload']);
-      await mustRun(['enable', unit], unit);
-      await mustRun(['restart', unit], unit);
+      await control.mustRun(['daemon-reload']);
+      await control.mustRun(['enable', unit], unit);
+      await control.mustRun(['restart', unit], unit);
     },
-    async status(name) {
-      const path = file(name);
-      const shown = await systemctl(
-        'show',
-        `${name}.service`,
-        '--property=LoadState,ActiveState,SubState,MainPID,ExecMainCode,ExecMainStatus',
-      );
-      const props = new Map(
-        shown.stdout.split('\n').flatMap((line) => {
-          const at = line.indexOf('=');
-          return at < 0 ? [] : [[line.slice(0, at), line.slice(at + 1)] as const];
-        }),
-      );
-      const installed = existsSync(path);
-      const pid = Number(props.get('MainPID'));
-      const running = props.get('ActiveState') === 'active' && props.get('SubState') === 'running';
-      const loaded = shown.code === 0 && props.get('LoadState') === 'loaded';
-      const notes: string[] = [];
-      if (shown.code !== 0) {
-        notes.push(
-          NO_BUS.test(shown.stderr)
-            ? noBus(shown)
-            : `systemctl --user show failed (${lastLine(shown)})`,
-        );
-      } else if (installed) notes.push(...(await lingerNotes()));
-      return {
-        file: path,
-        installed,
-        loaded,
-        running,
-        pid: Number.isInteger(pid) && pid > 0 ? pid : null,
-        lastExit: describeExit(props.get('ExecMainCode'), props.get('ExecMainStatus')),
-        managerState:
-          running || !loaded
-            ? null
-            : `${props.get('ActiveState') ?? '?'}/${props.get('SubState') ?? '?'}`,
-        notes,
-      } satisfies ServiceState;
-    },
+    status: (name) => unitStatus(control, name),
     installedDataDir(name) {
-      const path = file(name);
+      const path = control.file(name);
       if (!existsSync(path)) return null;
       const line = /^WorkingDirectory=(.+)$/m.exec(readFileSync(path, 'utf8'))?.[1];
       return line === undefined ? null : line.replace(/%%/g, '%');
     },
   };
+}
+
+/** Writes the unit, has systemd load it, enables and (re)starts it; answers linger's note. */
+async function installUnit(
+  { folder, file, mustRun, lingerNotes }: SystemdUserControl,
+  spec: ServiceSpec,
+): Promise<string[]> {
+  const path = file(spec.name);
+  const unit = `${spec.name}.service`;
+  const text = systemdUnit(spec);
+  mkdirSync(folder, { recursive: true });
+  const temp = `${path}.tmp`;
+  writeFileSync(temp, text, { mode: 0o644 });
+  renameSync(temp, path);
+  try {
+    await mustRun(['daemon-reload']);
+  } catch (error) {
+    throw new Error(
+      `wrote ${path}, but systemd did not load it: ${(error as Error).message}. ` +
+        'Then run tether service install again (or tether service uninstall to remove the file)',
+      { cause: error },
+    );
+  }
+  await mustRun(['enable', unit], unit);
+  // restart, not start: installing again must run the new definition.
+  await mustRun(['restart', unit], unit);
+  return lingerNotes();
+}
+
+/** Stops and disables the unit and removes its file, saying what could not be done. */
+async function uninstallUnit(
+  { folder, file, systemctl }: SystemdUserControl,
+  name: string,
+): Promise<{ removed: boolean; notes: string[] }> {
+  const path = file(name);
+  const unit = `${name}.service`;
+  const installed = existsSync(path);
+  if (!installed) return { removed: false, notes: [] };
+  const notes: string[] = [];
+  const disabled = await systemctl('disable', '--now', unit);
+  if (disabled.code !== 0) {
+    notes.push(
+      NO_BUS.test(disabled.stderr)
+        ? `${unit} was not stopped: systemctl --user cannot reach your systemd user instance (${lastLine(disabled)}); ` +
+            `a copy still running stops when your last session ends, or stop it in a login session: systemctl --user stop ${unit}`
+        : `systemctl --user disable --now ${unit} failed (${lastLine(disabled)}): if it still runs, stop it with systemctl --user stop ${unit}`,
+    );
+  }
+  rmSync(path, { force: true });
+  // `disable` removes this link; when it could not run, the link would dangle.
+  rmSync(join(folder, 'default.target.wants', unit), { force: true });
+  if (disabled.code === 0) {
+    const reloaded = await systemctl('daemon-reload');
+    if (reloaded.code !== 0) {
+      notes.push(`systemctl --user daemon-reload failed (${lastLine(reloaded)})`);
+    }
+  }
+  return { removed: true, notes };
+}
+
+/** Whether the unit is installed, loaded and running, from `systemctl --user show`. */
+async function unitStatus(
+  { file, systemctl, lingerNotes }: SystemdUserControl,
+  name: string,
+): Promise<ServiceState> {
+  const path = file(name);
+  const shown = await systemctl(
+    'show',
+    `${name}.service`,
+    '--property=LoadState,ActiveState,SubState,MainPID,ExecMainCode,ExecMainStatus',
+  );
+  const props = new Map(
+    shown.stdout.split('\n').flatMap((line) => {
+      const at = line.indexOf('=');
+      return at < 0 ? [] : [[line.slice(0, at), line.slice(at + 1)] as const];
+    }),
+  );
+  const installed = existsSync(path);
+  const pid = Number(props.get('MainPID'));
+  const running = props.get('ActiveState') === 'active' && props.get('SubState') === 'running';
+  const loaded = shown.code === 0 && props.get('LoadState') === 'loaded';
+  const notes: string[] = [];
+  if (shown.code !== 0) {
+    notes.push(
+      NO_BUS.test(shown.stderr)
+        ? noBus(shown)
+        : `systemctl --user show failed (${lastLine(shown)})`,
+    );
+  } else if (installed) notes.push(...(await lingerNotes()));
+  return {
+    file: path,
+    installed,
+    loaded,
+    running,
+    pid: Number.isInteger(pid) && pid > 0 ? pid : null,
+    lastExit: describeExit(props.get('ExecMainCode'), props.get('ExecMainStatus')),
+    managerState:
+      running || !loaded
+        ? null
+        : `${props.get('ActiveState') ?? '?'}/${props.get('SubState') ?? '?'}`,
+    notes,
+  } satisfies ServiceState;
 }

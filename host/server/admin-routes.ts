@@ -44,10 +44,10 @@ const RenameRequest = z.strictObject({
 const ADMIN_CSP =
   "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
-export function adminRoutes(options: AdminOptions): Hono<{ Bindings: HttpBindings }> {
+export function adminRoutes(options: AdminOptions): AdminApp {
   const { runtime } = options;
   const now = options.now ?? Date.now;
-  const app = new Hono<{ Bindings: HttpBindings }>();
+  const app: AdminApp = new Hono<{ Bindings: HttpBindings }>();
 
   app.use('/admin', adminGuard(options, false));
   app.use('/admin/admin.js', adminGuard(options, false));
@@ -62,6 +62,23 @@ export function adminRoutes(options: AdminOptions): Hono<{ Bindings: HttpBinding
     return c.body(ADMIN_PAGE_SCRIPT);
   });
 
+  offerRoutes(app, options, now);
+  deviceRoutes(app, options);
+
+  // Whether the database went back in time, and the user's acknowledgement (tether history).
+  app.get('/admin/api/history', (c) => c.json({ history: runtime.history }));
+  app.post('/admin/api/history/acknowledge', (c) =>
+    c.json({ acknowledged: runtime.acknowledgeHistory(), history: runtime.history }),
+  );
+
+  return app;
+}
+
+type AdminApp = Hono<{ Bindings: HttpBindings }>;
+
+/** `tether pair`'s offers: made, watched until a device pairs, ended when it stops. */
+function offerRoutes(app: AdminApp, options: AdminOptions, now: () => number): void {
+  const { runtime } = options;
   app.post('/admin/api/offers', async (c) => {
     const body: unknown = await c.req.json().catch(() => ({}));
     const parsed = OfferRequest.safeParse(body ?? {});
@@ -123,7 +140,11 @@ export function adminRoutes(options: AdminOptions): Hono<{ Bindings: HttpBinding
     runtime.pairing.endOffer(offerId);
     return c.json(offerStatus(offerId));
   });
+}
 
+/** `tether devices`: the paired devices, revoked (their sockets closed) or renamed. */
+function deviceRoutes(app: AdminApp, options: AdminOptions): void {
+  const { runtime } = options;
   app.get('/admin/api/devices', (c) => c.json(runtime.devices.list('admin')));
 
   app.post('/admin/api/devices/:deviceId/revoke', (c) => {
@@ -150,12 +171,4 @@ export function adminRoutes(options: AdminOptions): Hono<{ Bindings: HttpBinding
     runtime.devices.rename({ commandId, deviceId: c.req.param('deviceId'), name }, 'admin');
     return c.json({});
   });
-
-  // Whether the database went back in time, and the user's acknowledgement (tether history).
-  app.get('/admin/api/history', (c) => c.json({ history: runtime.history }));
-  app.post('/admin/api/history/acknowledge', (c) =>
-    c.json({ acknowledged: runtime.acknowledgeHistory(), history: runtime.history }),
-  );
-
-  return app;
 }

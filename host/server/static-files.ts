@@ -126,30 +126,28 @@ function preferredEncoding(accept: string | undefined): Encoding {
   return 'identity';
 }
 
-/**
- * Serves the app in `appDir` for GET and HEAD (Hono answers HEAD with the GET handler,
- * body dropped). Mount it after every host route: it answers `c.notFound()` for paths
- * that are the host's (`/v1/…`, `/admin…`, `/ca.…`).
- */
-export function staticFiles(appDir: string): Handler<{ Bindings: HttpBindings }> {
+/** The real path of the regular file at `segments` inside `appDir`, or undefined. */
+async function locate(appDir: string, segments: readonly string[]): Promise<string | undefined> {
+  try {
+    const root = await realpath(appDir);
+    const file = await realpath(join(root, ...segments));
+    if (!file.startsWith(root + sep)) return undefined;
+    return (await stat(file)).isFile() ? file : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A small file's versions in memory, compressed once; a large one is streamed. */
+type LoadFile = (file: string) => Promise<CachedFile | { stream: true; size: number }>;
+
+/** The newest versions of the app's files, read and compressed once each. */
+function fileCache(): LoadFile {
   const cache = new Map<string, CachedFile>();
-
-  /** The real path of the regular file at `segments` inside the folder, or undefined. */
-  const locate = async (segments: readonly string[]): Promise<string | undefined> => {
-    try {
-      const root = await realpath(appDir);
-      const file = await realpath(join(root, ...segments));
-      if (!file.startsWith(root + sep)) return undefined;
-      return (await stat(file)).isFile() ? file : undefined;
-    } catch {
-      return undefined;
-    }
-  };
-
   /** Versions being read and compressed now: parallel requests share the work. */
   const loading = new Map<string, Promise<CachedFile>>();
 
-  const load = async (file: string): Promise<CachedFile | { stream: true; size: number }> => {
+  const load: LoadFile = async (file) => {
     const info = await stat(file);
     if (info.size > MAX_CACHED_BYTES) return { stream: true, size: info.size };
     const cached = cache.get(file);
@@ -190,39 +188,51 @@ export function staticFiles(appDir: string): Handler<{ Bindings: HttpBindings }>
     return entry;
   };
 
-  const serveFile = async (
-    c: Context<{ Bindings: HttpBindings }>,
-    file: string,
-    relative: string,
-  ): Promise<Response> => {
-    const name = relative.split('/').at(-1) ?? '';
-    c.header('Content-Type', CONTENT_TYPES[extname(file)] ?? 'application/octet-stream');
-    c.header(
-      'Cache-Control',
-      relative.startsWith('assets/') && !ALWAYS_REVALIDATE.has(name)
-        ? 'public, max-age=31536000, immutable'
-        : 'no-cache',
-    );
-    const loaded = await load(file);
-    if ('stream' in loaded) {
-      c.header('Content-Length', String(loaded.size));
-      return c.body(Readable.toWeb(createReadStream(file)) as ReadableStream<Uint8Array>);
-    }
-    c.header('ETag', loaded.etag);
-    if (loaded.gzip !== undefined) c.header('Vary', 'Accept-Encoding');
-    if (c.req.header('if-none-match') === loaded.etag) return c.body(null, 304);
-    const encoding = preferredEncoding(c.req.header('accept-encoding'));
-    const body =
-      encoding === 'br' && loaded.br !== undefined
-        ? loaded.br
-        : encoding !== 'identity' && loaded.gzip !== undefined
-          ? loaded.gzip
-          : loaded.body;
-    if (body !== loaded.body) c.header('Content-Encoding', body === loaded.br ? 'br' : 'gzip');
-    c.header('Content-Length', String(body.length));
-    return c.body(body);
-  };
+  return load;
+}
 
+/** Answers `c` with `file` (at `relative` in the app), its caching and its encoding. */
+async function serveFile(
+  c: Context<{ Bindings: HttpBindings }>,
+  load: LoadFile,
+  file: string,
+  relative: string,
+): Promise<Response> {
+  const name = relative.split('/').at(-1) ?? '';
+  c.header('Content-Type', CONTENT_TYPES[extname(file)] ?? 'application/octet-stream');
+  c.header(
+    'Cache-Control',
+    relative.startsWith('assets/') && !ALWAYS_REVALIDATE.has(name)
+      ? 'public, max-age=31536000, immutable'
+      : 'no-cache',
+  );
+  const loaded = await load(file);
+  if ('stream' in loaded) {
+    c.header('Content-Length', String(loaded.size));
+    return c.body(Readable.toWeb(createReadStream(file)) as ReadableStream<Uint8Array>);
+  }
+  c.header('ETag', loaded.etag);
+  if (loaded.gzip !== undefined) c.header('Vary', 'Accept-Encoding');
+  if (c.req.header('if-none-match') === loaded.etag) return c.body(null, 304);
+  const encoding = preferredEncoding(c.req.header('accept-encoding'));
+  const body =
+    encoding === 'br' && loaded.br !== undefined
+      ? loaded.br
+      : encoding !== 'identity' && loaded.gzip !== undefined
+        ? loaded.gzip
+        : loaded.body;
+  if (body !== loaded.body) c.header('Content-Encoding', body === loaded.br ? 'br' : 'gzip');
+  c.header('Content-Length', String(body.length));
+  return c.body(body);
+}
+
+/**
+ * Serves the app in `appDir` for GET and HEAD (Hono answers HEAD with the GET handler,
+ * body dropped). Mount it after every host route: it answers `c.notFound()` for paths
+ * that are the host's (`/v1/…`, `/admin…`, `/ca.…`).
+ */
+export function staticFiles(appDir: string): Handler<{ Bindings: HttpBindings }> {
+  const load = fileCache();
   return async (c) => {
     const path = new URL(c.req.url).pathname;
     if (HOST_PATHS.test(path)) return c.notFound();
@@ -231,16 +241,16 @@ export function staticFiles(appDir: string): Handler<{ Bindings: HttpBindings }>
     if (segments === null) {
       return c.text('bad path\n', 400);
     }
-    const index = await locate(['index.html']);
+    const index = await locate(appDir, ['index.html']);
     if (index === undefined) {
       c.header('Cache-Control', 'no-store');
       return c.text('The Tether app is not built: run `npm run build`.\n', 503);
     }
-    if (segments.length === 0) return serveFile(c, index, 'index.html');
-    const file = await locate(segments);
-    if (file !== undefined) return serveFile(c, file, segments.join('/'));
+    if (segments.length === 0) return serveFile(c, load, index, 'index.html');
+    const file = await locate(appDir, segments);
+    if (file !== undefined) return serveFile(c, load, file, segments.join('/'));
     const wantsPage = (c.req.header('accept') ?? '').includes('text/html');
     if (!wantsPage || segments[0] === 'assets') return c.notFound();
-    return serveFile(c, index, 'index.html');
+    return serveFile(c, load, index, 'index.html');
   };
 }
