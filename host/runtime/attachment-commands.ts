@@ -50,8 +50,12 @@ function progressOf(attachment: StoredAttachment): AttachmentProgress {
 
 /** The remote's id of an attachment, which names its file. */
 const ATTACHMENT_ID = /^[\w-]{16,64}$/;
-/** A file's name as the user had it: no folders, no control characters, not `.` or `..`. */
-const FILE_NAME = /^(?!\.\.?$)[^/\\\p{Cc}]+$/u;
+/**
+ * A file's name as the user had it: no folders, not `.` or `..`, and nothing that breaks
+ * a line or changes the direction of text where the name is shown (the model's task, a
+ * screen): no control characters, line or paragraph separators, or bidi controls.
+ */
+const FILE_NAME = /^(?!\.\.?$)[^/\\\p{Cc}\p{Zl}\p{Zp}\p{Bidi_Control}]+$/u;
 /** `type/subtype`, lower case, no parameters. */
 const MEDIA_TYPE = /^[a-z0-9][a-z0-9.+-]*\/[a-z0-9][a-z0-9.+-]*$/;
 
@@ -61,7 +65,10 @@ function checkDeclared(args: OpArgs<'attachment.put'>, limits: AttachmentLimits)
     throw invalid('attachmentId', 'expected 16 to 64 of A-Z, a-z, 0-9, _ and -');
   }
   if (!FILE_NAME.test(args.name)) {
-    throw invalid('name', 'expected a file name without / \\ or control characters');
+    throw invalid(
+      'name',
+      'expected a file name without / \\ or control, line-breaking or direction-changing characters',
+    );
   }
   if (!MEDIA_TYPE.test(args.mediaType)) {
     throw invalid('mediaType', 'expected a media type: type/subtype in lower case');
@@ -118,6 +125,41 @@ function checkMediaType(args: OpArgs<'attachment.put'>, first: Uint8Array): void
   );
 }
 
+/**
+ * An upload is the device's that began it: another device's chunk under its id is refused,
+ * so no device finishes, replaces or extends a file another device is sending.
+ */
+function checkSameDevice(stored: StoredAttachment, by: Actor): void {
+  if (stored.deviceId === by) return;
+  throw invalid(
+    'attachmentId',
+    `attachment ${stored.id} was begun by another device: choose another attachmentId`,
+  );
+}
+
+/**
+ * A chunk the host already has, sent again (an answer lost, a resume from an older
+ * `received`), must be the same bytes, and a whole's last chunk the same digest: the
+ * answer "stored" then says the truth. Other bytes are refused; what is stored stays.
+ */
+function checkStoredChunk(
+  store: Store,
+  stored: StoredAttachment,
+  args: OpArgs<'attachment.put'>,
+  bytes: Uint8Array,
+): void {
+  const offset = args.index * ATTACHMENT_CHUNK_BYTES;
+  const same =
+    (stored.sha256 === null || args.index < stored.total - 1 || args.sha256 === stored.sha256) &&
+    Buffer.from(bytes).equals(store.attachments.readChunk(stored.id, offset, bytes.length));
+  if (same) return;
+  throw new TetherError(
+    'invalid_state',
+    `chunk ${args.index} of attachment ${stored.id} (${stored.name}) is stored with other bytes: send a different file under a new attachmentId`,
+    { details: { state: 'chunk_differs', received: stored.received } },
+  );
+}
+
 /** Every chunk repeats what the first said of the whole. */
 function checkSameUpload(stored: StoredAttachment, args: OpArgs<'attachment.put'>): void {
   const said = { name: args.name, mediaType: args.mediaType, size: args.size, total: args.total };
@@ -170,8 +212,12 @@ export function putAttachmentChunk(
           });
           stored = store.attachments.get(args.attachmentId)!;
         }
+        checkSameDevice(stored, by);
         checkSameUpload(stored, args);
-        if (args.index < stored.received) return progressOf(stored);
+        if (args.index < stored.received) {
+          checkStoredChunk(store, stored, args, bytes);
+          return progressOf(stored);
+        }
         if (args.index > stored.received) {
           throw new TetherError(
             'invalid_state',
@@ -205,9 +251,16 @@ export function putAttachmentChunk(
   }
 }
 
-export function attachmentStatus(store: Store, attachmentId: string): AttachmentProgress {
+/** Where `by`'s upload stands; another device's is not found, as none would be. */
+export function attachmentStatus(
+  store: Store,
+  attachmentId: string,
+  by: Actor,
+): AttachmentProgress {
   const stored = store.attachments.get(attachmentId);
-  if (stored === undefined) throw new TetherError('not_found', `no attachment ${attachmentId}`);
+  if (stored === undefined || stored.deviceId !== by) {
+    throw new TetherError('not_found', `no attachment ${attachmentId} from this device`);
+  }
   return progressOf(stored);
 }
 
@@ -224,14 +277,16 @@ export function attachmentRecord(stored: StoredAttachment): Attachment {
 }
 
 /**
- * Inside a submit's transaction: the attachments `input` names, each complete and named
- * once, within the run's bound together; recorded as given to `runId`. Returns them.
+ * Inside a submit's transaction: the attachments `input` names, each uploaded by `by`,
+ * complete and named once, within the run's bound together; recorded as given to `runId`.
+ * Returns them.
  */
 export function giveAttachments(
   store: Store,
   limits: AttachmentLimits,
   runId: string,
   input: RunInput,
+  by: Actor,
 ): Attachment[] {
   const ids = input.attachments ?? [];
   if (ids.length > MAX_RUN_ATTACHMENTS) {
@@ -245,6 +300,12 @@ export function giveAttachments(
     const path = `input.attachments.${index}`;
     if (stored === undefined) {
       throw invalid(path, `no attachment ${id} on this host: upload it with attachment.put first`);
+    }
+    if (stored.deviceId !== by) {
+      throw invalid(
+        path,
+        `no attachment ${id} from this device on this host: upload it with attachment.put first`,
+      );
     }
     if (stored.completedAt === null) {
       throw invalid(

@@ -13,7 +13,7 @@ import {
   readFileSync,
   realpathSync,
 } from 'node:fs';
-import { join } from 'node:path';
+import { extname, join } from 'node:path';
 import { fromUtf8, isImageMediaType } from '../../protocol/index.js';
 import type { ModelMessage } from '../model/index.js';
 import type { Store, StoredAttachment, StoredRun } from '../store/index.js';
@@ -22,7 +22,40 @@ import type { Store, StoredAttachment, StoredRun } from '../store/index.js';
 const INLINE_TEXT_MAX_BYTES = 32 * 1024;
 
 type Use =
-  { kind: 'image' } | { kind: 'inline'; text: string } | { kind: 'file'; fileName: string };
+  | { kind: 'image' }
+  | { kind: 'inline'; text: string; mark: string }
+  | { kind: 'file'; fileName: string };
+
+/**
+ * Bytes of a name a file system takes (255), less room for the `16-` that tells apart
+ * two files of one name.
+ */
+const FILE_NAME_MAX_BYTES = 250;
+
+/**
+ * The name of an attachment's file in the run's folder: its own name, cut (keeping a
+ * short extension) when it is too long for a file's name (the wire takes 255 characters,
+ * which can be 1,020 bytes).
+ */
+function fileNameOf(name: string): string {
+  if (Buffer.byteLength(name) <= FILE_NAME_MAX_BYTES) return name;
+  const extension = Buffer.byteLength(extname(name)) <= 16 ? extname(name) : '';
+  let stem = '';
+  for (const char of name.slice(0, name.length - extension.length)) {
+    if (Buffer.byteLength(`${stem}${char}…${extension}`) > FILE_NAME_MAX_BYTES) break;
+    stem += char;
+  }
+  return `${stem}…${extension}`;
+}
+
+/**
+ * What marks the lines around a file's text: the first 16 hex digits of its SHA-256,
+ * which the text cannot hold (it would have to hold its own digest), so no line of it can
+ * pass for the end of the quotation.
+ */
+function quotationMark(attachment: StoredAttachment): string {
+  return (attachment.sha256 ?? '').slice(0, 16);
+}
 
 function sizeText(bytes: number): string {
   if (bytes < 1024) return `${bytes} bytes`;
@@ -42,17 +75,20 @@ function inlineText(store: Store, attachment: StoredAttachment): string | null {
   }
 }
 
-/** How each attachment of a run reaches the model; file names are unique in the run. */
+/**
+ * How each attachment of a run reaches the model; file names are unique in the run, also
+ * where a file system takes names differing only in case or Unicode form for one (macOS).
+ */
 function usesOf(store: Store, attachments: readonly StoredAttachment[]): Use[] {
   const taken = new Set<string>();
+  const key = (fileName: string) => fileName.normalize('NFC').toLowerCase();
   return attachments.map((attachment, index): Use => {
     if (isImageMediaType(attachment.mediaType)) return { kind: 'image' };
     const text = inlineText(store, attachment);
-    if (text !== null) return { kind: 'inline', text };
-    const fileName = taken.has(attachment.name)
-      ? `${index + 1}-${attachment.name}`
-      : attachment.name;
-    taken.add(fileName);
+    if (text !== null) return { kind: 'inline', text, mark: quotationMark(attachment) };
+    const own = fileNameOf(attachment.name);
+    const fileName = taken.has(key(own)) ? `${index + 1}-${own}` : own;
+    taken.add(key(fileName));
     return { kind: 'file', fileName };
   });
 }
@@ -104,10 +140,10 @@ export function runInputMessage(store: Store, run: StoredRun): ModelMessage {
       }
       case 'inline':
         lines.push(
-          `${what}, its text:`,
-          `----- ${attachment.name} -----`,
+          `${what}, its text between the lines marked ${use.mark}:`,
+          `----- ${attachment.name} ${use.mark} -----`,
           use.text,
-          `----- end of ${attachment.name} -----`,
+          `----- end of ${attachment.name} ${use.mark} -----`,
         );
         return;
       case 'file':

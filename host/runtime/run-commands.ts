@@ -163,7 +163,7 @@ function queueRun(
     idleAt: null,
   };
   store.runs.insertRun(run);
-  const attachments = giveAttachments(store, limits, run.id, run.input);
+  const attachments = giveAttachments(store, limits, run.id, run.input, fields.by);
   tx.append({
     type: 'run.queued',
     sessionId: run.sessionId,

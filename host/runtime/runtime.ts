@@ -235,9 +235,9 @@ export class Runtime {
     return putAttachmentChunk(this.store, this.limits, args, by);
   }
 
-  /** Where an upload stands, for a remote resuming it. */
-  attachmentStatus(attachmentId: string): OpResult<'attachment.status'> {
-    return attachmentStatus(this.store, attachmentId);
+  /** Where `by`'s upload stands, for a remote resuming it. */
+  attachmentStatus(attachmentId: string, by: Actor): OpResult<'attachment.status'> {
+    return attachmentStatus(this.store, attachmentId, by);
   }
 
   continueRun(args: OpArgs<'run.continue'>, by: Actor): OpResult<'run.continue'> {

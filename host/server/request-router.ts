@@ -206,7 +206,8 @@ const HANDLERS: { [O in OpName]: Handler<O> } = {
   'policy.rule_add': ({ host, deviceId }, args) => host.runtime.addRule(args, deviceId),
   'policy.rule_remove': ({ host, deviceId }, args) => host.runtime.removeRule(args, deviceId),
   'attachment.put': ({ host, deviceId }, args) => host.runtime.putAttachment(args, deviceId),
-  'attachment.status': ({ host }, args) => host.runtime.attachmentStatus(args.attachmentId),
+  'attachment.status': ({ host, deviceId }, args) =>
+    host.runtime.attachmentStatus(args.attachmentId, deviceId),
 };
 
 function handle<O extends OpName>(

@@ -141,6 +141,23 @@ export class Attachments {
     if (offset === 0) fsyncFolder(this.dir);
   }
 
+  /** `length` bytes of the attachment's file from `offset` (fewer where the file ends). */
+  readChunk(id: string, offset: number, length: number): Buffer {
+    const buffer = Buffer.alloc(length);
+    const fd = openSync(this.path(id), 'r');
+    try {
+      let read = 0;
+      while (read < length) {
+        const got = readSync(fd, buffer, read, length - read, offset + read);
+        if (got === 0) break;
+        read += got;
+      }
+      return buffer.subarray(0, read);
+    } finally {
+      closeSync(fd);
+    }
+  }
+
   /**
    * The SHA-256 (hex) of the file's first `size` bytes, cutting off anything past them (a
    * chunk written before a crash and not counted).

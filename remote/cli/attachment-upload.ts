@@ -1,8 +1,9 @@
 /**
  * `tether remote submit --attach FILE`: a file sent to the host in the chunks of
- * `attachment.put` (docs/attachments.md), each through the outbox. Its id is made from its
- * name, type and digest, so the same file sent again (after the command was stopped, or
- * to another task) resumes from the chunks the host already has, or is not sent at all.
+ * `attachment.put` (docs/attachments.md), each through the outbox. Its id is made from the
+ * device's id and the file's name, type and digest, so the same file sent again from this
+ * device (after the command was stopped, or to another task) resumes from the chunks the
+ * host already has, or is not sent at all.
  */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -33,8 +34,11 @@ const MEDIA_TYPES: Record<string, string> = {
   '.pdf': 'application/pdf',
 };
 
+/** A file read for `--attach`: its bytes, the name and type the host is told, its digest. */
+type LocalFile = Pick<OutgoingAttachment, 'bytes' | 'name' | 'mediaType' | 'sha256'>;
+
 /** Reads `path` for `--attach`; a file that cannot be read is a usage error naming it. */
-export function readAttachment(path: string): OutgoingAttachment {
+export function readAttachment(path: string): LocalFile {
   let bytes: Buffer;
   try {
     bytes = readFileSync(path);
@@ -46,24 +50,22 @@ export function readAttachment(path: string): OutgoingAttachment {
   // An image is sent as what its bytes are, whatever its extension says.
   const mediaType =
     sniffImageType(bytes) ?? MEDIA_TYPES[extname(name).toLowerCase()] ?? 'application/octet-stream';
-  return outgoingAttachment(
-    bytes,
-    name,
-    mediaType,
-    createHash('sha256').update(bytes).digest('hex'),
-  );
+  return { bytes, name, mediaType, sha256: createHash('sha256').update(bytes).digest('hex') };
 }
 
 /**
- * Sends `file` from the first chunk the host lacks, each chunk through the outbox with
- * the command line's bounded wait; resolves with its id once the host has it whole.
+ * Sends `file` as this device's from the first chunk the host lacks, each chunk through
+ * the outbox with the command line's bounded wait; resolves with its id once the host has
+ * it whole.
  */
 export function sendAttachment(
   connection: HostConnection,
   ctx: RemoteContext,
-  file: OutgoingAttachment,
+  file: LocalFile,
 ): Promise<string> {
-  return uploadAttachment(connection, file, {
+  const { bytes, name, mediaType, sha256 } = file;
+  const outgoing = outgoingAttachment(bytes, name, mediaType, connection.deviceId, sha256);
+  return uploadAttachment(connection, outgoing, {
     signal: ctx.signal,
     send: (chunk) => sendCommand(connection, ctx, 'attachment.put', chunk),
   });

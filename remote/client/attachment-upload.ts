@@ -29,17 +29,20 @@ export interface OutgoingAttachment {
 }
 
 /**
- * `bytes` as an attachment whose id is made from its name, type and SHA-256: the same file
- * sent again (after a reload, or to another task) resumes or is not sent at all.
+ * `bytes` as an attachment of device `deviceId` whose id is made from the device's id and
+ * the file's name, type and SHA-256: the same file sent again from this device (after a
+ * reload, or to another task) resumes or is not sent at all. The host keeps an upload to
+ * the device that began it, so another device's id for the same file must differ.
  * `digest` is the file's SHA-256 when the caller has it (a Node caller, natively).
  */
 export function outgoingAttachment(
   bytes: Uint8Array,
   name: string,
   mediaType: string,
+  deviceId: string,
   digest: string = bytesToHex(sha256(bytes)),
 ): OutgoingAttachment {
-  const id = bytesToHex(sha256(utf8(`${name}\n${mediaType}\n${digest}`)));
+  const id = bytesToHex(sha256(utf8(`${deviceId}\n${name}\n${mediaType}\n${digest}`)));
   return { attachmentId: `att_${id.slice(0, 32)}`, name, mediaType, bytes, sha256: digest };
 }
 

@@ -32,6 +32,9 @@ const LOG = Array.from({ length: 1000 }, (_, i) =>
   .join('\n')
   .padEnd(40 * 1024, '.');
 
+/** The first 16 hex digits of the notes' SHA-256, which mark the lines around them. */
+const NOTES_MARK = createHash('sha256').update('Steps:\n1. tap\n').digest('hex').slice(0, 16);
+
 async function upload(host: FaultHost, name: string, mediaType: string, bytes: Uint8Array) {
   const attachment: TestAttachment = { attachmentId: newAttachmentId(), name, mediaType, bytes };
   await putChunks(host.channel, attachment);
@@ -94,10 +97,10 @@ describe('attachments for the model', { timeout: 120_000 }, () => {
             '',
             'Attached to this task by the user:',
             '- screen.png (image/png, 70 bytes): image 1 after this text.',
-            '- notes.txt (text/plain, 14 bytes), its text:',
-            '----- notes.txt -----',
+            `- notes.txt (text/plain, 14 bytes), its text between the lines marked ${NOTES_MARK}:`,
+            `----- notes.txt ${NOTES_MARK} -----`,
             'Steps:\n1. tap\n',
-            '----- end of notes.txt -----',
+            `----- end of notes.txt ${NOTES_MARK} -----`,
             `- app.log (text/plain, 40.0 KiB): not shown here; it is at ${logPath} (read-only, outside the workspace): read it with read_file.`,
           ].join('\n'),
         },

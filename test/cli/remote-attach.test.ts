@@ -1,17 +1,20 @@
 /**
  * `tether remote submit --attach FILE` end to end (issue 28): the built CLI, paired with
  * the real host process, sends an image, a text file and a 1.2 MiB file whose first chunk
- * the host already has (sent by another device under the same id), resumes that one from
- * its second chunk, and the scripted model receives the image part and the text inline.
+ * the host already has (sent before by the same device under the same id), resumes that
+ * one from its second chunk, and the scripted model receives the image part and the text
+ * inline.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { parsePairedHost } from '../../pairing/testing.js';
 import { chunkArgs } from '../support/attachment-chunks.js';
 import { startHostProcess, type HostProcess } from '../support/host-process.js';
-import { pairDevice, RawChannel } from '../support/raw-channel.js';
+import { RawChannel } from '../support/raw-channel.js';
 import {
   startScriptedModelServer,
   textTurn,
@@ -43,10 +46,15 @@ afterAll(async () => {
   homeDir.remove();
 });
 
-/** The id the CLI gives a file (remote/cli/attachment-upload.ts). */
-function cliAttachmentId(name: string, mediaType: string, bytes: Buffer): string {
+/** The CLI's state file, as far as this test reads it: the host it paired with. */
+const CliState = z.object({ 'paired-hosts': z.tuple([z.unknown()]) });
+
+/** The id the CLI of device `deviceId` gives a file (remote/cli/attachment-upload.ts). */
+function cliAttachmentId(deviceId: string, name: string, mediaType: string, bytes: Buffer): string {
   const sha256 = createHash('sha256').update(bytes).digest('hex');
-  const id = createHash('sha256').update(`${name}\n${mediaType}\n${sha256}`).digest('hex');
+  const id = createHash('sha256')
+    .update(`${deviceId}\n${name}\n${mediaType}\n${sha256}`)
+    .digest('hex');
   return `att_${id.slice(0, 32)}`;
 }
 
@@ -75,10 +83,11 @@ describe('tether remote submit --attach', { timeout: 120_000 }, () => {
     writeFileSync(join(files, 'notes.txt'), 'It breaks when I tap twice.\n');
     writeFileSync(join(files, 'dump.bin'), big);
 
-    // Another device began dump.bin under the id the CLI will give it: chunk 0 of 3.
-    const { host: paired } = await pairDevice(await host.pairLink());
-    await using channel = await RawChannel.open(paired);
-    const dumpId = cliAttachmentId('dump.bin', 'application/octet-stream', big);
+    // The CLI's device began dump.bin before, under the id it gives it: chunk 0 of 3.
+    const stored = CliState.parse(JSON.parse(readFileSync(state, 'utf8')));
+    const device = parsePairedHost(stored['paired-hosts'][0]);
+    await using channel = await RawChannel.open(device);
+    const dumpId = cliAttachmentId(device.deviceId, 'dump.bin', 'application/octet-stream', big);
     await channel.call(
       'attachment.put',
       chunkArgs(
@@ -119,7 +128,7 @@ describe('tether remote submit --attach', { timeout: 120_000 }, () => {
       type: 'image_url',
       image_url: { url: `data:image/png;base64,${PNG.toString('base64')}` },
     });
-    // dump.bin: chunk 0 from the other device, 1 and 2 from the CLI; one chunk each for the
+    // dump.bin: chunk 0 sent before, 1 and 2 by the CLI now; one chunk each for the
     // image and the text: five puts in all, none sent twice.
     expect(attachmentPuts()).toHaveLength(5);
 

@@ -58,7 +58,12 @@ function storedPuts(attachmentId: string): number {
 
 it('sends a file in chunks through the outbox, and not again once the host has it', async () => {
   const bytes = new Uint8Array(randomBytes(1_200_000));
-  const file = outgoingAttachment(bytes, 'trace.bin', 'application/octet-stream');
+  const file = outgoingAttachment(
+    bytes,
+    'trace.bin',
+    'application/octet-stream',
+    connection.deviceId,
+  );
   expect(file.sha256).toBe(createHash('sha256').update(bytes).digest('hex'));
 
   const progress: [number, number][] = [];
@@ -78,8 +83,14 @@ it('sends a file in chunks through the outbox, and not again once the host has i
   });
   expect(storedPuts(id)).toBe(3);
 
-  // The same bytes, name and type make the same id: the host has it, nothing is sent.
-  const again = outgoingAttachment(bytes, 'trace.bin', 'application/octet-stream');
+  // The same bytes, name and type from the same device make the same id: the host has
+  // it, nothing is sent.
+  const again = outgoingAttachment(
+    bytes,
+    'trace.bin',
+    'application/octet-stream',
+    connection.deviceId,
+  );
   expect(again.attachmentId).toBe(id);
   await uploadAttachment(connection, again);
   expect(storedPuts(id)).toBe(3);
