@@ -195,36 +195,8 @@ async function search(
   ctx.signal.addEventListener('abort', onAbort, { once: true });
 
   const stats = emptyWalkStats();
-  const sent: string[] = [];
-  let globSkipped = 0;
   const walk = { ...scope, signal: ctx.signal, deadline, maxEntries: SEARCH_MAX_ENTRIES };
-  // Not awaited: a folder that takes long to read (a network mount) must not hold the
-  // call past its deadline or a cancel; the walk notices the end at its next file.
-  void (async () => {
-    try {
-      let batch: { absolute: string; shown: string }[] = [];
-      const post = (message: SearchBatch) => worker.postMessage(message);
-      for await (const file of walkFiles(walk, stats)) {
-        if (settled) break;
-        if (!matchesGlob(file.underRoot)) {
-          globSkipped += 1;
-          continue;
-        }
-        batch.push({ absolute: file.absolute, shown: file.shown });
-        sent.push(file.shown);
-        if (batch.length === BATCH_FILES) {
-          post({ files: batch });
-          batch = [];
-        }
-      }
-      if (!settled) {
-        if (batch.length > 0) post({ files: batch });
-        post({ done: true });
-      }
-    } catch (error) {
-      settle(ctx.signal.aborted ? { kind: 'cancelled' } : { kind: 'walk_failed', error });
-    }
-  })();
+  const fed = feedWorker(worker, walk, stats, matchesGlob, () => settled, settle);
   const ended = await outcome;
   clearTimeout(timer);
   ctx.signal.removeEventListener('abort', onAbort);
@@ -242,6 +214,84 @@ async function search(
       break;
   }
   const elapsedMs = Math.round(performance.now() - started);
+  const stop = incompleteLine(
+    ended,
+    { totals, stats, sent: fed.sent, busyWith, byteCapReached },
+    deadlineMs,
+  );
+  return describeSearch(input, scope, {
+    hits,
+    totals,
+    stats,
+    globSkipped: fed.globSkipped,
+    stop,
+    stopped: ended.kind === 'done' ? (byteCapReached ? 'byte_cap' : stats.stopped) : ended.kind,
+    elapsedMs,
+  });
+}
+
+/** The files walked so far: sent to the search thread, in order, or skipped by the glob. */
+interface FedFiles {
+  sent: string[];
+  globSkipped: number;
+}
+
+/**
+ * Walks the scope and posts its files to the search thread in batches, then `done`. Not
+ * awaited: a folder that takes long to read (a network mount) must not hold the call past
+ * its deadline or a cancel; the walk notices the end at its next file.
+ */
+function feedWorker(
+  worker: ReturnType<typeof startSearchWorker>,
+  walk: Parameters<typeof walkFiles>[0],
+  stats: WalkStats,
+  matchesGlob: (underRoot: string) => boolean,
+  settled: () => boolean,
+  settle: (outcome: Outcome) => void,
+): FedFiles {
+  const fed: FedFiles = { sent: [], globSkipped: 0 };
+  const post = (message: SearchBatch) => worker.postMessage(message);
+  void (async () => {
+    try {
+      let batch: { absolute: string; shown: string }[] = [];
+      for await (const file of walkFiles(walk, stats)) {
+        if (settled()) break;
+        if (!matchesGlob(file.underRoot)) {
+          fed.globSkipped += 1;
+          continue;
+        }
+        batch.push({ absolute: file.absolute, shown: file.shown });
+        fed.sent.push(file.shown);
+        if (batch.length === BATCH_FILES) {
+          post({ files: batch });
+          batch = [];
+        }
+      }
+      if (!settled()) {
+        if (batch.length > 0) post({ files: batch });
+        post({ done: true });
+      }
+    } catch (error) {
+      settle(walk.signal.aborted ? { kind: 'cancelled' } : { kind: 'walk_failed', error });
+    }
+  })();
+  return fed;
+}
+
+/** Why a search that ended as `ended` looked at less than everything, or the walk's stop. */
+function incompleteLine(
+  ended: Outcome,
+  facts: {
+    totals: Totals;
+    stats: WalkStats;
+    sent: readonly string[];
+    /** The index in `sent` of the file the thread was matching, or -1. */
+    busyWith: number;
+    byteCapReached: boolean;
+  },
+  deadlineMs: number,
+): string | null {
+  const { totals, stats, sent, busyWith, byteCapReached } = facts;
   const looked =
     totals.searched + totals.binary + totals.large + totals.special + totals.unreadable;
   const unsearched = sent.length - looked;
@@ -260,15 +310,7 @@ async function search(
       `INCOMPLETE: stopped at the ${formatBytes(SEARCH_MAX_TOTAL_BYTES)} read cap; ` +
       `${totals.notSearched} files not searched; narrow path or glob`;
   }
-  return describeSearch(input, scope, {
-    hits,
-    totals,
-    stats,
-    globSkipped,
-    stop,
-    stopped: ended.kind === 'done' ? (byteCapReached ? 'byte_cap' : stats.stopped) : ended.kind,
-    elapsedMs,
-  });
+  return stop;
 }
 
 interface SearchOutcome {

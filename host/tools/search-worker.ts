@@ -64,7 +64,8 @@ export interface SearchReport {
 export function startSearchWorker(setup: SearchSetup): Worker {
   const source =
     `const { parentPort, workerData } = require('node:worker_threads');\n` +
-    `(${runSearch.toString()})(parentPort, workerData, require('node:fs'));`;
+    [emptyReport, shownText, readWhole].map((helper) => helper.toString()).join('\n') +
+    `\n(${runSearch.toString()})(parentPort, workerData, require('node:fs'));`;
   // A regex does not need much memory; a bound keeps a runaway one from taking the host's.
   return new Worker(source, {
     eval: true,
@@ -73,19 +74,12 @@ export function startSearchWorker(setup: SearchSetup): Worker {
   });
 }
 
-// Runs inside the thread from its source text: it may use only its parameters and globals.
-function runSearch(port: MessagePort, setup: SearchSetup, fs: typeof FileSystem): void {
-  const SNIFF_BYTES = 8 * 1024;
-  const regex = new RegExp(setup.source, setup.flags);
-  const progress = new Int32Array(setup.progress);
-  const buffer = Buffer.allocUnsafe(setup.maxFileBytes + 1);
-  const openFlags = fs.constants.O_RDONLY | fs.constants.O_NONBLOCK | fs.constants.O_NOFOLLOW;
-  let next = 0;
-  let totalBytes = 0;
-  let hitsSent = 0;
-  let byteCapReached = false;
+// These run inside the thread from their source text: each may use only its parameters,
+// globals and the functions before it in the thread's source.
 
-  const emptyReport = (): SearchReport => ({
+/** A report with nothing in it yet. */
+function emptyReport(): SearchReport {
+  return {
     hits: [],
     searched: 0,
     matches: 0,
@@ -99,14 +93,39 @@ function runSearch(port: MessagePort, setup: SearchSetup, fs: typeof FileSystem)
     notSearched: 0,
     byteCapReached: false,
     final: false,
-  });
-
-  const shownText = (line: string, at: number): string => {
-    if (line.length <= setup.shownChars) return line;
-    const start = Math.max(0, Math.min(at - 40, line.length - setup.shownChars));
-    const end = start + setup.shownChars;
-    return (start > 0 ? '…' : '') + line.slice(start, end) + (end < line.length ? '…' : '');
   };
+}
+
+/** At most `chars` of `line` around the match at `at`, with "…" where it was cut. */
+function shownText(line: string, at: number, chars: number): string {
+  if (line.length <= chars) return line;
+  const start = Math.max(0, Math.min(at - 40, line.length - chars));
+  const end = start + chars;
+  return (start > 0 ? '…' : '') + line.slice(start, end) + (end < line.length ? '…' : '');
+}
+
+/** Reads the file at `fd` into `buffer` until its end or the buffer is full; its length. */
+function readWhole(fs: typeof FileSystem, fd: number, buffer: Buffer): number {
+  let length = 0;
+  for (;;) {
+    const read = fs.readSync(fd, buffer, length, buffer.length - length, null);
+    if (read === 0) break;
+    length += read;
+    if (length === buffer.length) break;
+  }
+  return length;
+}
+
+function runSearch(port: MessagePort, setup: SearchSetup, fs: typeof FileSystem): void {
+  const SNIFF_BYTES = 8 * 1024;
+  const regex = new RegExp(setup.source, setup.flags);
+  const progress = new Int32Array(setup.progress);
+  const buffer = Buffer.allocUnsafe(setup.maxFileBytes + 1);
+  const openFlags = fs.constants.O_RDONLY | fs.constants.O_NONBLOCK | fs.constants.O_NOFOLLOW;
+  let next = 0;
+  let totalBytes = 0;
+  let hitsSent = 0;
+  let byteCapReached = false;
 
   const searchText = (text: string, shown: string, report: SearchReport): void => {
     let fileMatches = 0;
@@ -123,7 +142,11 @@ function runSearch(port: MessagePort, setup: SearchSetup, fs: typeof FileSystem)
         fileMatches += 1;
         if (hitsSent < setup.maxResults) {
           hitsSent += 1;
-          report.hits.push({ shown, line, text: shownText(scanned, match.index) });
+          report.hits.push({
+            shown,
+            line,
+            text: shownText(scanned, match.index, setup.shownChars),
+          });
         }
       }
       start = end + 1;
@@ -155,13 +178,7 @@ function runSearch(port: MessagePort, setup: SearchSetup, fs: typeof FileSystem)
         report.notSearched += 1;
         return;
       }
-      let length = 0;
-      for (;;) {
-        const read = fs.readSync(fd, buffer, length, buffer.length - length, null);
-        if (read === 0) break;
-        length += read;
-        if (length === buffer.length) break;
-      }
+      const length = readWhole(fs, fd, buffer);
       // It grew past the cap since fstat.
       if (length > setup.maxFileBytes) {
         report.large += 1;

@@ -148,7 +148,7 @@ describe('a pattern that backtracks without end', () => {
   it('is stopped at the deadline with what it found so far, and the event loop keeps running', async () => {
     await fx.write('src/a-first.ts', 'aaa needle\n');
     await writeFile(path.join(fx.workspace, 'src', 'evil.ts'), `${'a'.repeat(40)}!\n`);
-    const bounded = createSearchFilesTool(searchOptions(400));
+    const bounded = createSearchFilesTool(searchOptions(2_000));
     let ticks = 0;
     const ticker = setInterval(() => (ticks += 1), 10);
     const started = performance.now();
@@ -158,11 +158,12 @@ describe('a pattern that backtracks without end', () => {
     expect(result.status).toBe('succeeded');
     expect(result.content).toContain('src/a-first.ts:1: aaa needle');
     expect(result.content).toMatch(
-      /\nINCOMPLETE: stopped at the 400 ms deadline while matching src\/evil\.ts; \d+ files not searched/,
+      /\nINCOMPLETE: stopped at the 2000 ms deadline while matching src\/evil\.ts; \d+ files not searched/,
     );
     expect(result.data).toMatchObject({ incomplete: 'deadline' });
-    // Bounded: the deadline, plus starting and terminating the thread.
-    expect(elapsed).toBeLessThan(5_000);
+    // Bounded: the deadline, plus starting and terminating the thread. The deadline leaves a
+    // busy machine time to start the thread and reach evil.ts, which never ends.
+    expect(elapsed).toBeLessThan(20_000);
     // The host's event loop kept serving while the thread was stuck.
     expect(ticks).toBeGreaterThan(10);
   });
