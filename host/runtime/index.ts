@@ -4,4 +4,4 @@
 export { Runtime } from './runtime.js';
 export type { Subscription } from './subscriptions.js';
 export { REPLAY_WINDOW } from './subscriptions.js';
-export type { RuntimeModel, LiveMessage } from './types.js';
+export type { RuntimeModel, LiveMessage, LiveRun } from './types.js';

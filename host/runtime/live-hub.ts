@@ -3,12 +3,14 @@
  * running tools. Never persisted; published to live listeners, read by `run.get`.
  */
 import type { LiveState } from '../../protocol/index.js';
-import type { LiveListener, LiveMessage } from './types.js';
+import type { LiveListener, LiveMessage, LiveRun } from './types.js';
 
 /** Most output tail kept per running tool call, in characters. */
 const OUTPUT_TAIL_CHARS = 16_384;
 
 interface RunLive {
+  /** Looked up once, when the run first streams: every message carries it. */
+  run: LiveRun;
   messageId: string | null;
   text: string;
   reasoning: string;
@@ -18,6 +20,9 @@ interface RunLive {
 export class LiveHub {
   private readonly runs = new Map<string, RunLive>();
   private readonly listeners = new Set<LiveListener>();
+
+  /** `sessionOf`: the session of a run, read when it first streams. */
+  constructor(private readonly sessionOf: (runId: string) => string | null) {}
 
   listen(listener: LiveListener): () => void {
     this.listeners.add(listener);
@@ -37,7 +42,7 @@ export class LiveHub {
     if (live.messageId === null) return;
     const offset = live.text.length;
     live.text += delta;
-    this.emit({ t: 'preview', runId, messageId: live.messageId, offset, text: delta }, runId);
+    this.emit({ t: 'preview', runId, messageId: live.messageId, offset, text: delta }, live.run);
   }
 
   appendReasoning(runId: string, delta: string): void {
@@ -45,7 +50,7 @@ export class LiveHub {
     if (live.messageId === null) return;
     live.reasoning += delta;
     const message = { runId, messageId: live.messageId, offset: live.text.length };
-    this.emit({ t: 'preview', ...message, text: '', reasoning: delta }, runId);
+    this.emit({ t: 'preview', ...message, text: '', reasoning: delta }, live.run);
   }
 
   /** The message was persisted (or abandoned): its preview is no longer live. */
@@ -58,12 +63,12 @@ export class LiveHub {
   }
 
   appendOutput(runId: string, toolCallId: string, offset: number, text: string): void {
-    const outputs = this.get(runId).outputs;
+    const { outputs, run } = this.get(runId);
     const tail = outputs.get(toolCallId) ?? { offset, text: '' };
     const joined = tail.text + text;
     const cut = Math.max(0, joined.length - OUTPUT_TAIL_CHARS);
     outputs.set(toolCallId, { offset: tail.offset + cut, text: joined.slice(cut) });
-    this.emit({ t: 'output', toolCallId, offset, text }, runId);
+    this.emit({ t: 'output', toolCallId, offset, text }, run);
   }
 
   endOutput(runId: string, toolCallId: string): void {
@@ -90,13 +95,14 @@ export class LiveHub {
   private get(runId: string): RunLive {
     let live = this.runs.get(runId);
     if (live === undefined) {
-      live = { messageId: null, text: '', reasoning: '', outputs: new Map() };
+      const run = { runId, sessionId: this.sessionOf(runId) };
+      live = { run, messageId: null, text: '', reasoning: '', outputs: new Map() };
       this.runs.set(runId, live);
     }
     return live;
   }
 
-  private emit(message: LiveMessage, runId: string): void {
-    for (const listener of [...this.listeners]) listener(message, runId);
+  private emit(message: LiveMessage, run: LiveRun): void {
+    for (const listener of [...this.listeners]) listener(message, run);
   }
 }

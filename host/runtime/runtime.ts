@@ -73,7 +73,7 @@ export class Runtime {
   readonly pushes: PushSubscriptions;
   /** Where full outputs and artifacts live on disk (download links). */
   readonly outputs: OutputFiles;
-  private readonly live = new LiveHub();
+  private readonly live = new LiveHub((runId) => this.store.runs.getRun(runId)?.sessionId ?? null);
   private readonly queries: RunQueries;
   private readonly scheduler: RunScheduler;
   private readonly commands: CommandContext;
@@ -348,11 +348,6 @@ export class Runtime {
   /** Grows whenever a run is created or changes state: unchanged, no run's state changed. */
   get runStateChanges(): number {
     return this.store.runs.stateChanges;
-  }
-
-  /** The session `runId` belongs to; null for a run this host does not know. */
-  sessionOfRun(runId: string): string | null {
-    return this.store.runs.getRun(runId)?.sessionId ?? null;
   }
 
   /** Hears previews and output tails: not durable, never history. */

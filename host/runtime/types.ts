@@ -126,8 +126,13 @@ export interface RuntimeOptions {
 
 /** Not durable: streaming text and output tails, for whoever is watching now. */
 export type LiveMessage = PreviewMessage | OutputMessage;
-/** Hears a live message of the run `runId` (an `output` frame names only its tool call). */
-export type LiveListener = (message: LiveMessage, runId: string) => void;
+/** The run a live message is of, and its session (null for a run the store lacks). */
+export interface LiveRun {
+  runId: string;
+  sessionId: string | null;
+}
+/** Hears a live message of the run `run` (an `output` frame names only its tool call). */
+export type LiveListener = (message: LiveMessage, run: LiveRun) => void;
 
 /** Who asked for something: a deviceId, or `local` for the host's own CLI. */
 export type Actor = string;

@@ -50,7 +50,6 @@ export class ChannelServer {
   private readonly handshaking = new Map<string, number>();
   private readonly fanout: LiveFanout;
   private readonly stopLive: () => void;
-  private readonly sessionOfRun = new Map<string, string | null>();
   private readonly limits: ChannelLimits;
   private readonly now: () => number;
   private readonly handshakesByAddress: RateLimiter;
@@ -65,13 +64,10 @@ export class ChannelServer {
     this.refusals = new RefusalLog(options.log, this.limits.refusalLogIntervalMs);
     // A little over the frame limit, so an oversized frame reaches us and closes with 4400.
     this.wss = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME_BYTES + 64 * 1024 });
-    this.fanout = new LiveFanout((message, runId) => {
-      const sessionId = this.sessionOf(runId);
-      for (const connection of this.connections) connection.sendLive(message, runId, sessionId);
+    this.fanout = new LiveFanout((message, run) => {
+      for (const connection of this.connections) connection.sendLive(message, run);
     });
-    const stopPreviews = options.runtime.onLive((message, runId) =>
-      this.fanout.push(message, runId),
-    );
+    const stopPreviews = options.runtime.onLive((message, run) => this.fanout.push(message, run));
     const stopCommits = options.runtime.onCommit((events) => {
       for (const event of events) {
         if (event.type === 'message.completed' && event.runId !== null)
@@ -203,15 +199,5 @@ export class ChannelServer {
     for (const connection of [...this.connections])
       connection.close(CloseCode.goingAway, 'host shutting down');
     this.wss.close();
-  }
-
-  private sessionOf(runId: string): string | null {
-    let sessionId = this.sessionOfRun.get(runId);
-    if (sessionId === undefined) {
-      sessionId = this.options.runtime.sessionOfRun(runId);
-      if (this.sessionOfRun.size > 10_000) this.sessionOfRun.clear();
-      this.sessionOfRun.set(runId, sessionId);
-    }
-    return sessionId;
   }
 }

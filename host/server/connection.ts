@@ -14,7 +14,7 @@ import {
   type StatusMessage,
 } from '../../protocol/index.js';
 import { handshakeErrorFrame, type FrameCipher, type HostPairing } from '../../pairing/index.js';
-import type { LiveMessage } from '../runtime/index.js';
+import type { LiveMessage, LiveRun } from '../runtime/index.js';
 import { ChannelSender } from './channel-sender.js';
 import { ChannelSubscriptions } from './channel-subscriptions.js';
 import {
@@ -115,7 +115,7 @@ export class Connection {
   }
 
   /** A live preview or output tail for a run this connection may be watching. */
-  sendLive(message: LiveMessage, runId: string, sessionId: string | null): void {
+  sendLive(message: LiveMessage, { runId, sessionId }: LiveRun): void {
     const { state } = this;
     if (state.phase !== 'open') return;
     if (state.subscriptions.watches(runId, sessionId)) state.sender.send(message, 'ephemeral');

@@ -3,15 +3,15 @@
  * hands them to whoever watches that run now. Ephemeral: a frame may be dropped.
  */
 import type { OutputMessage, PreviewMessage } from '../../protocol/index.js';
-import type { LiveMessage } from '../runtime/index.js';
+import type { LiveMessage, LiveRun } from '../runtime/index.js';
 
 /** About 30 a second. */
 const LIVE_INTERVAL_MS = 33;
 
-export type LiveSink = (message: LiveMessage, runId: string) => void;
+export type LiveSink = (message: LiveMessage, run: LiveRun) => void;
 
 interface Pending {
-  runId: string;
+  run: LiveRun;
   preview: PreviewMessage | null;
   outputs: Map<string, OutputMessage>;
 }
@@ -31,11 +31,11 @@ export class LiveFanout {
 
   constructor(private readonly sink: LiveSink) {}
 
-  push(message: LiveMessage, runId: string): void {
-    let pending = this.pending.get(runId);
+  push(message: LiveMessage, run: LiveRun): void {
+    let pending = this.pending.get(run.runId);
     if (pending === undefined) {
-      pending = { runId, preview: null, outputs: new Map() };
-      this.pending.set(runId, pending);
+      pending = { run, preview: null, outputs: new Map() };
+      this.pending.set(run.runId, pending);
     }
     if (message.t === 'preview') {
       const current = pending.preview;
@@ -43,13 +43,13 @@ export class LiveFanout {
         current !== null &&
         current.messageId === message.messageId &&
         current.offset + current.text.length === message.offset;
-      if (current !== null && !contiguous) this.sink(current, runId);
+      if (current !== null && !contiguous) this.sink(current, run);
       pending.preview = contiguous ? mergePreview(current, message) : message;
     } else {
       const current = pending.outputs.get(message.toolCallId);
       const contiguous =
         current !== undefined && current.offset + current.text.length === message.offset;
-      if (current !== undefined && !contiguous) this.sink(current, runId);
+      if (current !== undefined && !contiguous) this.sink(current, run);
       pending.outputs.set(
         message.toolCallId,
         contiguous ? { ...current, text: current.text + message.text } : message,
@@ -72,9 +72,9 @@ export class LiveFanout {
     this.timer = null;
     const batches = [...this.pending.values()];
     this.pending.clear();
-    for (const { runId, preview, outputs } of batches) {
-      if (preview !== null) this.sink(preview, runId);
-      for (const output of outputs.values()) this.sink(output, runId);
+    for (const { run, preview, outputs } of batches) {
+      if (preview !== null) this.sink(preview, run);
+      for (const output of outputs.values()) this.sink(output, run);
     }
   }
 

@@ -44,7 +44,7 @@ describe('the persistence probe after reopening', () => {
     const scheduler = new RunScheduler(
       {
         store,
-        live: new LiveHub(),
+        live: new LiveHub(() => null),
         model: null,
         tools: new Map(),
         policy: () => Promise.resolve({ decision: 'deny', reason: 'nothing runs here' }),
@@ -113,7 +113,7 @@ describe('the persistence probe after reopening', () => {
     const scheduler = new RunScheduler(
       {
         store,
-        live: new LiveHub(),
+        live: new LiveHub(() => null),
         model: null,
         tools: new Map(),
         policy: () => Promise.resolve({ decision: 'deny', reason: 'nothing runs here' }),
