@@ -126,3 +126,16 @@ export function createHostRuntime(
   );
   return { runtime, mcp, sandbox: sandbox.status };
 }
+
+/** Recovers and starts the runtime, saying in the log what recovery found and each change of the store's health. */
+export function startRuntime(runtime: Runtime, log: Logger): void {
+  const report = runtime.start();
+  if (report.interruptedRuns.length > 0) {
+    log.warn('runs interrupted by the previous stop', { ...report });
+  }
+  // One line per transition, not one per refused commit.
+  runtime.onPersistence((state) => {
+    if (state.ok) log.info('commits work again: runs resume');
+    else log.error('the store cannot commit: commands are refused until it can', { ...state });
+  });
+}

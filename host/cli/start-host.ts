@@ -21,12 +21,12 @@ import {
   type HttpLimits,
 } from '../server/index.js';
 import { lockDataDir, type Store } from '../store/index.js';
-import { loadOrCreateLocalTls, serverNames, type LocalTls } from '../tls/index.js';
 import { VERSION } from '../version.js';
 import { hostWorkspaces } from './demo-workspace.js';
 import { HostLifecycle } from './host-lifecycle.js';
 import { HostOrigin } from './host-origin.js';
-import { createHostRuntime } from './host-runtime.js';
+import { createHostRuntime, startRuntime } from './host-runtime.js';
+import { localTls } from './host-tls.js';
 import { gatherSecrets } from './host-secrets.js';
 import { openHostStore } from './host-store.js';
 import { printStartBanner } from './start-banner.js';
@@ -214,33 +214,4 @@ function runningHost(
       return stopping;
     },
   };
-}
-
-/** The local CA and this machine's certificate, with `--https`; null without. */
-function localTls(config: HostConfig, log: Logger): LocalTls | null {
-  if (!config.https) return null;
-  const tls = loadOrCreateLocalTls({
-    dataDir: config.dataDir,
-    names: serverNames(),
-    hostName: config.hostName,
-  });
-  log.info('local CA ready', {
-    names: tls.names,
-    caCreated: tls.caCreated,
-    serverIssued: tls.serverIssued,
-  });
-  return tls;
-}
-
-/** Recovers and starts the runtime, saying in the log what recovery found and each change of the store's health. */
-function startRuntime(runtime: Runtime, log: Logger): void {
-  const report = runtime.start();
-  if (report.interruptedRuns.length > 0) {
-    log.warn('runs interrupted by the previous stop', { ...report });
-  }
-  // One line per transition, not one per refused commit.
-  runtime.onPersistence((state) => {
-    if (state.ok) log.info('commits work again: runs resume');
-    else log.error('the store cannot commit: commands are refused until it can', { ...state });
-  });
 }
