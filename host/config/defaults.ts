@@ -16,6 +16,7 @@ export const DEFAULT_LIMITS: RunLimits = {
   toolResultMaxChars: 16_000,
   attachmentMaxBytes: 20 * 1024 * 1024,
   runAttachmentsMaxBytes: 50 * 1024 * 1024,
+  attachmentDiskReserveBytes: 1024 * 1024 * 1024,
 };
 
 /**

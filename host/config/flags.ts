@@ -110,7 +110,7 @@ The config file is JSON with any of: port, bind, hostName, logLevel, keyStore,
 workspaces (list of folders, or {path, isolation: "worktree"} for runs on a branch of their
 own by default: docs/worktrees.md), model {baseUrl, model, apiKeyEnv, apiKey, provider,
 extraBody, contextTokens}, limits {maxActiveRuns, maxModelTurns, runWallTimeMs, modelIdleTimeoutMs,
-toolResultMaxChars, attachmentMaxBytes, runAttachmentsMaxBytes}, policy {commands {allow, deny}, outsideWorkspace, protectedPaths,
+toolResultMaxChars, attachmentMaxBytes, runAttachmentsMaxBytes, attachmentDiskReserveBytes}, policy {commands {allow, deny}, outsideWorkspace, protectedPaths,
 tools} (docs/policy.md), push {subject, allowedEndpoints, body, retry {initialDelayMs,
 maxDelayMs, maxAttempts, requestTimeoutMs}} (docs/push.md). A literal model.apiKey is refused unless the file is mode 0600;
 prefer apiKeyEnv, the name of an environment variable holding the key.

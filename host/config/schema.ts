@@ -34,6 +34,12 @@ const AttachmentBytes = integer(
   'expected a number of bytes from 1 to 1073741824 (1 GiB)',
 );
 
+const ReserveBytes = integer(
+  0,
+  Number.MAX_SAFE_INTEGER,
+  'expected a number of bytes from 0 to 9007199254740991',
+);
+
 const Bind = z
   .string({ error: 'expected an IP address' })
   .refine((text) => text === 'localhost' || isIP(text) !== 0, {
@@ -178,6 +184,7 @@ export const ConfigFile = z.strictObject(
           toolResultMaxChars: PositiveInteger.optional(),
           attachmentMaxBytes: AttachmentBytes.optional(),
           runAttachmentsMaxBytes: AttachmentBytes.optional(),
+          attachmentDiskReserveBytes: ReserveBytes.optional(),
         },
         { error: 'expected an object' },
       )

@@ -46,6 +46,8 @@ export interface RunLimits {
   attachmentMaxBytes: number;
   /** Bytes of every attachment one run may be given, together. */
   runAttachmentsMaxBytes: number;
+  /** Bytes an upload leaves free on the data directory's disk. */
+  attachmentDiskReserveBytes: number;
 }
 
 /** How much of an approval or a run a push's text names (docs/push.md). */

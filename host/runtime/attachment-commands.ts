@@ -20,7 +20,10 @@ import {
 import type { Store, StoredAttachment } from '../store/index.js';
 import type { Actor, RuntimeLimits } from './types.js';
 
-type AttachmentLimits = Pick<RuntimeLimits, 'attachmentMaxBytes' | 'runAttachmentsMaxBytes'>;
+type AttachmentLimits = Pick<
+  RuntimeLimits,
+  'attachmentMaxBytes' | 'runAttachmentsMaxBytes' | 'attachmentDiskReserveBytes'
+>;
 
 /** `n` bytes in words: `20 MiB`, `1.5 KiB`, `12 bytes`. */
 function formatSize(bytes: number): string {
@@ -160,6 +163,26 @@ function checkStoredChunk(
   );
 }
 
+/**
+ * The rest of the upload, from this chunk on, must leave the reserve free on the disk: no
+ * device fills the disk the store, its journal and the runs' outputs are written to.
+ */
+function checkDiskRoom(
+  store: Store,
+  limits: AttachmentLimits,
+  args: OpArgs<'attachment.put'>,
+): void {
+  const rest = args.size - args.index * ATTACHMENT_CHUNK_BYTES;
+  const free = store.attachments.freeBytes();
+  const reserve = limits.attachmentDiskReserveBytes;
+  if (free - rest >= reserve) return;
+  throw new TetherError(
+    'payload_too_large',
+    `${args.name} was not stored: the host's disk has ${formatSize(free)} free and keeps ${formatSize(reserve)} of it free (limits.attachmentDiskReserveBytes in its config); free space on the host, then send it again`,
+    { details: { size: args.size, free, reserve } },
+  );
+}
+
 /** Every chunk repeats what the first said of the whole. */
 function checkSameUpload(stored: StoredAttachment, args: OpArgs<'attachment.put'>): void {
   const said = { name: args.name, mediaType: args.mediaType, size: args.size, total: args.total };
@@ -225,6 +248,7 @@ export function putAttachmentChunk(
             { details: { state: 'out_of_order', received: stored.received } },
           );
         }
+        checkDiskRoom(store, limits, args);
         store.attachments.writeChunk(stored.id, args.index * ATTACHMENT_CHUNK_BYTES, bytes);
         const received = args.index + 1;
         if (received < stored.total) {

@@ -30,7 +30,10 @@ export interface CommandContext {
   workspaces: readonly WorkspaceRef[];
   /** Where runs' own worktrees are made; null: `isolation: "worktree"` is refused. */
   worktreesDir: string | null;
-  limits: Pick<RuntimeLimits, 'attachmentMaxBytes' | 'runAttachmentsMaxBytes'>;
+  limits: Pick<
+    RuntimeLimits,
+    'attachmentMaxBytes' | 'runAttachmentsMaxBytes' | 'attachmentDiskReserveBytes'
+  >;
 }
 
 function findWorkspace(

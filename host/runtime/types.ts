@@ -29,6 +29,8 @@ export interface RuntimeLimits {
   /** Bytes of one attachment (`attachment.put`), and of all a run is given together. */
   attachmentMaxBytes: number;
   runAttachmentsMaxBytes: number;
+  /** Bytes an upload leaves free on the data directory's disk (no chunk takes them). */
+  attachmentDiskReserveBytes: number;
 }
 
 export const DEFAULT_LIMITS: RuntimeLimits = {
@@ -41,6 +43,7 @@ export const DEFAULT_LIMITS: RuntimeLimits = {
   approvalTtlMs: 24 * 60 * 60 * 1000,
   attachmentMaxBytes: 20 * 1024 * 1024,
   runAttachmentsMaxBytes: 50 * 1024 * 1024,
+  attachmentDiskReserveBytes: 1024 * 1024 * 1024,
 };
 
 /**

@@ -12,6 +12,7 @@ import {
   openSync,
   readSync,
   rmSync,
+  statfsSync,
   writeSync,
 } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -139,6 +140,12 @@ export class Attachments {
       closeSync(fd);
     }
     if (offset === 0) fsyncFolder(this.dir);
+  }
+
+  /** Bytes free for this user on the disk the attachments are kept on. */
+  freeBytes(): number {
+    const stats = statfsSync(this.dir);
+    return stats.bavail * stats.bsize;
   }
 
   /** `length` bytes of the attachment's file from `offset` (fewer where the file ends). */

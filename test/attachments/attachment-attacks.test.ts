@@ -5,10 +5,10 @@
  * workspace, a run id that starts another's) or writing into its own through a sandboxed
  * command; a second paired device touching an upload it did not begin; a chunk sent
  * again with other bytes; a text file ending its own quotation in the task; a file name
- * that breaks a line or is too long for a file.
+ * that breaks a line or is too long for a file; uploads filling the host's disk.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import { readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { startFaultHost, type FaultHost } from '../support/fault-host.js';
@@ -135,6 +135,11 @@ describe('attacks on attachments', { timeout: 180_000 }, () => {
         read('db', `${ownFolder}/../../tether.db`),
         read('own', own),
         { id: 'peek', name: 'run_command', arguments: JSON.stringify({ command: 'sh peek.sh' }) },
+        {
+          id: 'widen',
+          name: 'run_command',
+          arguments: JSON.stringify({ command: 'sh peek.sh', sandbox: { write: [ownFolder] } }),
+        },
       ]);
     }, textTurn('done'));
     const second = await submit(host, { text: 'look around', attachments: [ownLog] });
@@ -144,6 +149,7 @@ describe('attacks on attachments', { timeout: 180_000 }, () => {
       ...Array.from({ length: 7 }, () => ['read_file', 'failed']),
       ['read_file', 'succeeded'],
       ['run_command', 'succeeded'],
+      ['run_command', 'failed'],
     ]);
     for (const call of calls.slice(0, 7)) {
       expect(call.content).toMatch(
@@ -152,6 +158,8 @@ describe('attacks on attachments', { timeout: 180_000 }, () => {
       expect(call.content).not.toContain('a line of the log');
     }
     expect(calls[7]!.content).toContain('a line of the log');
+    // A command asking to write in its own attachments folder is denied, not asked.
+    expect(calls[9]!.content).toMatch(/^permission_denied: .*a protected path/);
     const peek = calls[8]!.content;
     for (const word of ['listed', 'read', 'linked', 'wrote']) {
       expect(peek).not.toMatch(new RegExp(`^${word}$`, 'm'));
@@ -311,5 +319,24 @@ describe('attacks on attachments', { timeout: 180_000 }, () => {
     expect(taskText(host.model.chatBodies()[0]!)).toContain(
       `- ${long.name} (text/plain, 40.4 KiB): not shown here; it is at ${paths[0]} (read-only`,
     );
+  });
+
+  it('leaves the disk its reserve: an upload that would take it is refused and nothing is stored', async () => {
+    // A reserve no disk has: every upload would take it.
+    const reserve = Number.MAX_SAFE_INTEGER;
+    await using host = await startFaultHost({
+      config: { limits: { attachmentDiskReserveBytes: reserve } },
+    });
+    const file = attachment('data.bin', randomBytes(600 * 1024), 'application/octet-stream');
+    const refused = await refusal(host.channel, 'attachment.put', chunkArgs(file, 0));
+    expect(refused.code).toBe('payload_too_large');
+    expect(refused.message).toMatch(
+      /^data\.bin was not stored: the host's disk has [\d.]+ [KMG]iB free and keeps 8388608 GiB of it free \(limits\.attachmentDiskReserveBytes in its config\); free space on the host, then send it again$/,
+    );
+    expect(refused.details).toMatchObject({ size: file.bytes.length, reserve });
+    expect(host.query((db) => db.prepare('SELECT count(*) AS n FROM attachments').get())).toEqual({
+      n: 0,
+    });
+    expect(readdirSync(join(host.host.dataDir, 'attachments'))).toEqual([]);
   });
 });

@@ -73,6 +73,7 @@ describe('defaults', () => {
       toolResultMaxChars: 16_000,
       attachmentMaxBytes: 20 * 1024 * 1024,
       runAttachmentsMaxBytes: 50 * 1024 * 1024,
+      attachmentDiskReserveBytes: 1024 * 1024 * 1024,
     });
   });
 
@@ -240,19 +241,29 @@ describe('errors', () => {
 
   it('reads the attachment bounds and refuses ones past 1 GiB or below a byte (issue 28)', () => {
     const good = writeConfig(join(root, 'attach.json'), {
-      limits: { attachmentMaxBytes: 5_000_000, runAttachmentsMaxBytes: 9_000_000 },
+      limits: {
+        attachmentMaxBytes: 5_000_000,
+        runAttachmentsMaxBytes: 9_000_000,
+        attachmentDiskReserveBytes: 0,
+      },
     });
     expect(load({ argv: ['--config', good] }).limits).toMatchObject({
       attachmentMaxBytes: 5_000_000,
       runAttachmentsMaxBytes: 9_000_000,
+      attachmentDiskReserveBytes: 0,
     });
     const bad = writeConfig(join(root, 'attach-bad.json'), {
-      limits: { attachmentMaxBytes: 0, runAttachmentsMaxBytes: 2 * 1024 ** 3 },
+      limits: {
+        attachmentMaxBytes: 0,
+        runAttachmentsMaxBytes: 2 * 1024 ** 3,
+        attachmentDiskReserveBytes: -1,
+      },
     });
     const message = 'expected a number of bytes from 1 to 1073741824 (1 GiB)';
     expect(issuesOf(() => load({ argv: ['--config', bad] }))).toEqual([
       `config file ${bad}: limits.attachmentMaxBytes: ${message}`,
       `config file ${bad}: limits.runAttachmentsMaxBytes: ${message}`,
+      `config file ${bad}: limits.attachmentDiskReserveBytes: expected a number of bytes from 0 to 9007199254740991`,
     ]);
   });
 
