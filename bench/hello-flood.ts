@@ -23,11 +23,10 @@ import {
   type FrameCipher,
   openChannel,
   type PairedHost,
-  parsePairLink,
-  startPairing,
 } from '../pairing/index.js';
 import { b64u, HostMessage } from '../protocol/index.js';
 import { hostCpuNs } from './host-process.js';
+import { openSocket, pairDevice } from './lean-channel.js';
 
 const HELLOS_PER_PHASE = 400;
 const PHASE_MS = 20_000;
@@ -121,47 +120,8 @@ async function pairLink(host: Host): Promise<string> {
   return Offer.parse(await response.json()).link;
 }
 
-/** A socket whose text frames are read one at a time. */
-function openSocket(url: string): Promise<{ socket: WebSocket; next: () => Promise<string> }> {
-  return new Promise((resolve, reject) => {
-    const socket = new WebSocket(url.replace(/^http/, 'ws') + '/v1/ws');
-    const frames: string[] = [];
-    const waiting: ((frame: string) => void)[] = [];
-    socket.on('message', (data: Buffer) => {
-      const waiter = waiting.shift();
-      if (waiter) waiter(data.toString());
-      else frames.push(data.toString());
-    });
-    socket.once('open', () =>
-      resolve({
-        socket,
-        next: () =>
-          frames.length > 0
-            ? Promise.resolve(frames.shift()!)
-            : new Promise((done) => waiting.push(done)),
-      }),
-    );
-    socket.once('error', reject);
-  });
-}
-
 async function pair(host: Host): Promise<PairedHost> {
-  const link = await pairLink(host);
-  const { socket, next } = await openSocket(host.url);
-  const { pair: frame, pairing } = startPairing({
-    link: parsePairLink(link),
-    identity: createIdentity(),
-    name: 'bench device',
-    platform: 'bench',
-  });
-  socket.send(JSON.stringify(frame));
-  const challenge = pairing.receiveChallenge(await next());
-  if (!challenge.ok) throw challenge.error;
-  socket.send(JSON.stringify(challenge.confirm));
-  const paired = pairing.receivePaired(await next());
-  if (!paired.ok) throw paired.error;
-  socket.close();
-  return paired.host;
+  return pairDevice(host.url, await pairLink(host));
 }
 
 /** A paired device's open channel, answering one request at a time. */
