@@ -32,6 +32,8 @@ export type ModelFailureCode = (typeof MODEL_FAILURE_CODES)[number];
  * - `context_too_large`: no context within the model's size could be built (this run alone
  *   is too large, or summarising the session's earlier runs failed); nothing was sent;
  * - `cancelled`: stopped before it could finish (a cancelled run ends `cancelled`);
+ * - `agent_failed`: the run's ACP agent (docs/agents.md) could not start, refused the
+ *   task or died mid-turn; the message says which, with its last stderr lines;
  * - `internal`: a broken invariant in the host, with its message.
  */
 export const RUN_FAILURE_CODES = [
@@ -41,6 +43,7 @@ export const RUN_FAILURE_CODES = [
   'wall_time_exceeded',
   'context_too_large',
   'cancelled',
+  'agent_failed',
   'internal',
 ] as const;
 export type RunFailureCode = (typeof RUN_FAILURE_CODES)[number];

@@ -104,6 +104,7 @@ export {
 } from './attachments.js';
 export { Attachment, AttachmentProgress } from './attachment-records.js';
 export { IntegrateAction } from './worktree-args.js';
+export { AGENT_NAME, AgentInfo, AgentToolInput } from './agents.js';
 export {
   IntegrateResult,
   RunIntegrated,

@@ -131,6 +131,8 @@ export const OPS = {
       push: z.optional(z.looseObject({ vapidPublicKey: z.string() })),
       /** MCP servers the host is configured with (docs/protocol.md §10); absent with none. */
       mcpServers: z.optional(z.array(McpServerInfo)),
+      // `agents`: the ACP agents the host is configured with (`AgentList` of
+      // protocol/agents.ts, parsed where shown: named here it would cost the first load).
     }),
   },
   'run.submit': {
@@ -145,6 +147,11 @@ export const OPS = {
       isolation: z.optional(Isolation),
       /** With `worktree`: the branch, tag or commit it starts from (default `HEAD`). */
       base: z.optional(z.string().check(z.minLength(1), z.maxLength(256))),
+      /**
+       * An ACP agent of `host.info.agents` runs the task instead of the host's own loop
+       * (the host refuses a name it is not configured with).
+       */
+      agent: z.optional(z.string()),
     }),
     result: z.looseObject({
       runId: OpaqueId,

@@ -177,6 +177,17 @@ export const ApprovalPreview = z.discriminatedUnion('kind', [
     outside: z.optional(OutsideAccess),
     ruleProposal: z.optional(RuleProposal),
   }),
+  /**
+   * An ACP agent's permission request (docs/agents.md): the agent's name; what it asks
+   * for (title, kind, locations, raw input: `AgentToolInput` of protocol/agents.ts) is the
+   * approval's `input`.
+   */
+  z.looseObject({
+    kind: z.literal('agent'),
+    agent: z.string(),
+    outside: z.optional(OutsideAccess),
+    ruleProposal: z.optional(RuleProposal),
+  }),
 ]);
 export type ApprovalPreview = z.infer<typeof ApprovalPreview>;
 

@@ -7,12 +7,13 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { HostConfig } from '../config/index.js';
 import type { Logger, Redactor } from '../log/index.js';
-import { McpServers } from '../mcp/index.js';
+import { Agents } from '../agents/index.js';
+import { McpServers, type ServerGroupRecord } from '../mcp/index.js';
 import { createDemoModel, createModelAdapter, DEMO_MODEL_NAME } from '../model/index.js';
 import { createHostPolicy } from '../policy/index.js';
 import { PushDispatcher } from '../push/index.js';
 import { Runtime, type RuntimeModel } from '../runtime/index.js';
-import type { SandboxStatus } from '../sandbox/index.js';
+import type { Sandbox, SandboxStatus } from '../sandbox/index.js';
 import type { Store } from '../store/index.js';
 import { createHostTools, killProcessGroup } from '../tools/index.js';
 import { VERSION } from '../version.js';
@@ -43,24 +44,42 @@ function runtimeModel(config: HostConfig, secrets: Redactor): RuntimeModel | nul
   return { adapter, name: settings.model, available: [settings.model] };
 }
 
-/** The MCP servers, their process groups recorded in the store while it can commit. */
-function mcpServers(secrets: HostSecrets, store: Store, log: Logger): McpServers {
+/**
+ * Where the process groups of MCP servers and agents are recorded while the store can
+ * commit: the MCP servers' start kills those a host that died left (both kinds).
+ */
+function groupRecord(store: Store, log: Logger): ServerGroupRecord {
   const recorded = (change: () => void) => {
     try {
       store.write(change);
     } catch (error) {
-      log.error('cannot record an MCP server process group', { error: String(error) });
+      log.error('cannot record a process group', { error: String(error) });
     }
   };
+  return {
+    list: () => store.mcpGroups.list(),
+    add: (group) => recorded(() => store.mcpGroups.add(group)),
+    remove: (pgid) => recorded(() => store.mcpGroups.remove(pgid)),
+  };
+}
+
+/** The MCP servers, their process groups recorded in the store while it can commit. */
+function mcpServers(secrets: HostSecrets, store: Store, log: Logger): McpServers {
   return new McpServers(secrets.mcpServers, {
     log,
     version: VERSION,
     mask: (text) => secrets.redactor.foreignText(text),
-    groups: {
-      list: () => store.mcpGroups.list(),
-      add: (group) => recorded(() => store.mcpGroups.add(group)),
-      remove: (pgid) => recorded(() => store.mcpGroups.remove(pgid)),
-    },
+    groups: groupRecord(store, log),
+  });
+}
+
+/** The ACP agents (docs/agents.md), each run's agent started in `sandbox`. */
+function hostAgents(secrets: HostSecrets, store: Store, sandbox: Sandbox, log: Logger): Agents {
+  return new Agents(secrets.agents, {
+    sandbox,
+    log,
+    mask: (text) => secrets.redactor.foreignText(text),
+    groups: groupRecord(store, log),
   });
 }
 
@@ -92,6 +111,7 @@ export function createHostRuntime(
     searchPath: process.env['PATH'] ?? '',
   });
   const mcp = mcpServers(secrets, store, log.child({ component: 'mcp' }));
+  const agents = hostAgents(secrets, store, sandbox, log.child({ component: 'agents' }));
   const policy = createHostPolicy({
     policy: config.policy,
     home: homedir(),
@@ -115,6 +135,7 @@ export function createHostRuntime(
       worktreesDir: join(config.dataDir, 'worktrees'),
       tools: createHostTools({ protectedPaths: policy.readProtection, sandbox }),
       toolServers: mcp,
+      agents,
       policy: policy.decide,
       configAllowRules: config.policy.commands.allow,
       killProcessGroup: (pgid) => killProcessGroup(pgid, 2_000),

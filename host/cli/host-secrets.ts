@@ -14,7 +14,8 @@ import {
   type PushKeys,
 } from '../identity/index.js';
 import { Redactor, type Logger } from '../log/index.js';
-import { McpSettingsError, resolveMcpServers } from '../mcp/index.js';
+import { resolveAgents, type AgentSpec } from '../agents/index.js';
+import { McpSettingsError, resolveMcpServers, type ResolveOptions } from '../mcp/index.js';
 import { b64u } from '../../protocol/index.js';
 import type { Identity } from '../../pairing/index.js';
 
@@ -24,6 +25,8 @@ export interface HostSecrets {
   pushKeys: PushKeys;
   /** The MCP servers with their secrets read. */
   mcpServers: Awaited<ReturnType<typeof resolveMcpServers>>['servers'];
+  /** The ACP agents with their secrets read (docs/agents.md). */
+  agents: AgentSpec[];
   /** The admin API's bearer token, new at each start. */
   adminToken: string;
 }
@@ -39,7 +42,7 @@ export async function gatherSecrets(config: HostConfig, log: Logger): Promise<Ho
   for (const secret of modelKeys) keep(secret);
   // Read once: from here on no child (an approved command) can find it in our environment.
   forgetModelKeys(process.env, modelKeys);
-  const mcp = await resolveMcpServers(config.mcp, {
+  const reading: ResolveOptions = {
     env: process.env,
     readFile: (path) =>
       readPrivateFile(
@@ -51,12 +54,16 @@ export async function gatherSecrets(config: HostConfig, log: Logger): Promise<Ho
       process.platform === 'darwin'
         ? (service, account) => readKeychainItem(service, account)
         : null,
-  }).catch((error: unknown) => {
+  };
+  const settingsError = (error: unknown): never => {
     if (!(error instanceof McpSettingsError)) throw error;
     const source = config.configFile === null ? 'config file' : `config file ${config.configFile}`;
     throw new ConfigError(error.issues.map((issue) => ({ source, ...issue })));
-  });
+  };
+  const mcp = await resolveMcpServers(config.mcp, reading).catch(settingsError);
   for (const secret of mcp.secrets) keep(secret);
+  const agents = await resolveAgents(config.agents, reading).catch(settingsError);
+  for (const secret of agents.secrets) keep(secret);
   const keyOptions = {
     dataDir: config.dataDir,
     platform: process.platform,
@@ -73,6 +80,7 @@ export async function gatherSecrets(config: HostConfig, log: Logger): Promise<Ho
     identity: { id: host.hostId, publicKey: host.hostPk, secretKey: host.hostSk },
     pushKeys,
     mcpServers: mcp.servers,
+    agents: agents.agents,
     adminToken,
   };
 }

@@ -104,6 +104,7 @@ export function loadHostConfig(options: LoadHostConfigOptions): HostConfig {
     limits: { ...DEFAULT_LIMITS, ...fromFile.limits },
     policy: fromFile.policy ?? PolicyConfig.parse({}),
     mcp: fromFile.mcp ?? {},
+    agents: fromFile.agents ?? {},
     logLevel: env.TETHER_LOG_LEVEL ?? fromFile.logLevel ?? 'info',
     keyStore:
       env.TETHER_KEY_STORE ??

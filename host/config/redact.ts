@@ -1,6 +1,7 @@
 /**
  * A copy of the configuration that is safe to log or show.
  */
+import type { AgentsConfig } from '../agents/index.js';
 import type { McpConfig } from '../mcp/index.js';
 import type { HostConfig, ModelSettings } from './types.js';
 
@@ -37,10 +38,36 @@ function redactedMcp(mcp: McpConfig): McpConfig {
   return { servers } as McpConfig;
 }
 
+/** Agents' `env` with plain values masked, as MCP servers' are. */
+function redactedAgents(agents: AgentsConfig): AgentsConfig {
+  return Object.fromEntries(
+    Object.entries(agents).map(([name, agent]) => [
+      name,
+      agent.env === undefined
+        ? agent
+        : {
+            ...agent,
+            env: Object.fromEntries(
+              Object.entries(agent.env).map(([key, value]) => [
+                key,
+                typeof value === 'string' ? '***' : value,
+              ]),
+            ),
+          },
+    ]),
+  );
+}
+
 /** The configuration with every secret masked, for the start-up log line. */
 export function redactedConfig(config: HostConfig): RedactedHostConfig {
   const mcp = redactedMcp(config.mcp);
-  if (config.model === null) return { ...config, mcp, model: null };
+  const agents = redactedAgents(config.agents);
+  if (config.model === null) return { ...config, mcp, agents, model: null };
   const { apiKey, ...model } = config.model;
-  return { ...config, mcp, model: apiKey === undefined ? model : { ...model, apiKey: '***' } };
+  return {
+    ...config,
+    mcp,
+    agents,
+    model: apiKey === undefined ? model : { ...model, apiKey: '***' },
+  };
 }

@@ -7,6 +7,7 @@ import { isIP } from 'node:net';
 import { z } from 'zod';
 import { LOG_LEVELS } from '../log/index.js';
 import { PROVIDER_KINDS } from '../model/index.js';
+import { AgentsConfig } from '../agents/index.js';
 import { McpConfig } from '../mcp/index.js';
 import { PolicyConfig } from '../policy/index.js';
 import type { ConfigIssue, RunLimits } from './types.js';
@@ -193,6 +194,8 @@ export const ConfigFile = z.strictObject(
     policy: PolicyConfig.optional(),
     /** MCP tool servers (docs/operations.md, "MCP servers"). */
     mcp: McpConfig.optional(),
+    /** ACP agents runs may be given to (docs/agents.md). */
+    agents: AgentsConfig.optional(),
     /** Sleep while runs work (docs/operations.md, "Awake while it works"). */
     power: z
       .strictObject(

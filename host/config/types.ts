@@ -2,6 +2,7 @@
  * Contracts of the host's configuration.
  */
 import type { LogLevel } from '../log/index.js';
+import type { AgentsConfig } from '../agents/index.js';
 import type { McpConfig } from '../mcp/index.js';
 import type { ProviderKind } from '../model/index.js';
 import type { PolicyConfig } from '../policy/index.js';
@@ -110,6 +111,8 @@ export interface HostConfig {
   policy: PolicyConfig;
   /** The config file's `mcp` (no servers without it); secrets are still references here. */
   mcp: McpConfig;
+  /** The config file's `agents` (none without it); secrets are still references here. */
+  agents: AgentsConfig;
   logLevel: LogLevel;
   keyStore: KeyStore;
   push: PushSettings;

@@ -10,7 +10,7 @@ const SERVER_NAME = /^[A-Za-z0-9-]{1,32}$/;
 
 const Decision = z.enum(['allow', 'ask', 'deny'], { error: 'expected allow, ask or deny' });
 
-const AbsolutePath = z
+export const AbsolutePath = z
   .string({ error: 'expected an absolute path' })
   .refine((path) => isAbsolute(path), { error: 'expected an absolute path' });
 
@@ -19,7 +19,7 @@ const AbsolutePath = z
  * secret is kept: `{"keychain": "service/account"}` (macOS) or `{"file": "/abs/path"}` (a
  * 0600 file of this user, not a link). Secrets are read at start and never stored.
  */
-const SecretValue = z.union(
+export const SecretValue = z.union(
   [
     z.string(),
     z.strictObject({
@@ -34,7 +34,7 @@ const SecretValue = z.union(
 );
 export type SecretValue = z.output<typeof SecretValue>;
 
-const EnvName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, {
+export const EnvName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, {
   error: 'expected the name of an environment variable',
 });
 const HeaderName = z.string().regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,128}$/, {

@@ -11,7 +11,7 @@ import { errorMessage } from '../../protocol/index.js';
  * Variables a stdio server gets from the host's environment; everything else (the model's
  * key, cloud credentials, TETHER_*) stays with the host. The config's `env` adds to these.
  */
-const INHERITED_ENV = [
+export const INHERITED_ENV = [
   'HOME',
   'LOGNAME',
   'USER',
@@ -158,7 +158,7 @@ function namesSecret(name: string): boolean {
  * secret, else the password and secret-named query values of a URL in it
  * (`DATABASE_URL=postgres://app:pw@db/app`).
  */
-function plainSecrets(name: string, value: string): string[] {
+export function plainSecrets(name: string, value: string): string[] {
   return namesSecret(name) ? [value] : urlSecrets(value);
 }
 
@@ -188,7 +188,7 @@ function commonOf(name: string, settings: McpServerSettings) {
   } as const;
 }
 
-async function readSecret(
+export async function readSecret(
   value: Exclude<SecretValue, string>,
   field: string,
   options: ResolveOptions,

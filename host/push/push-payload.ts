@@ -31,6 +31,8 @@ function subject(preview: ApprovalPreview | undefined): string | null {
       return preview.path;
     case 'mcp':
       return `${preview.tool} (MCP server ${preview.server})`;
+    case 'agent':
+      return `a tool call of agent ${preview.agent}`;
   }
 }
 

@@ -31,6 +31,8 @@ export function runRecord(run: StoredRun): Run {
     finishedAt: run.finishedAt,
     continuesRunId: run.continuesRunId,
     error: run.error,
+    // The ACP agent that works the run (docs/agents.md); absent: the host's own loop.
+    ...(run.agent === undefined ? {} : { agent: run.agent }),
   };
 }
 

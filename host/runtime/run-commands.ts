@@ -17,7 +17,7 @@ import {
   markSessionIdle,
   moveRun,
 } from './transitions.js';
-import type { Actor, RuntimeLimits, RuntimeModel, WorkspaceRef } from './types.js';
+import type { Actor, AgentLauncher, RuntimeLimits, RuntimeModel, WorkspaceRef } from './types.js';
 import { giveAttachments } from './attachment-commands.js';
 import { checkWorktreeSource, freeBranch, type WorktreeSource } from '../worktrees/index.js';
 import { join } from 'node:path';
@@ -34,6 +34,39 @@ export interface CommandContext {
     RuntimeLimits,
     'attachmentMaxBytes' | 'runAttachmentsMaxBytes' | 'attachmentDiskReserveBytes'
   >;
+  /** The ACP agents a run may be given to; null: none is configured. */
+  agents: AgentLauncher | null;
+}
+
+/**
+ * The agent `run.submit` names, checked: one the host is configured with, and the one the
+ * session's runs were given to (a session is one conversation, with the host's own loop
+ * or with one agent). Undefined: the host's own loop.
+ */
+function checkAgent(
+  ctx: CommandContext,
+  args: OpArgs<'run.submit'>,
+  sessionId: string | undefined,
+): string | undefined {
+  const { agent } = args;
+  if (agent !== undefined && ctx.agents?.has(agent) !== true) {
+    const message = `no agent named ${agent} is configured on this host`;
+    throw new TetherError('invalid_request', message, {
+      details: { issues: [{ path: 'agent', message }] },
+    });
+  }
+  if (sessionId === undefined) return agent;
+  const earlier = ctx.store.runs.listRuns({ sessionId, limit: 1, order: 'newest' })[0];
+  if (earlier !== undefined && earlier.agent !== agent) {
+    const message =
+      earlier.agent === undefined
+        ? "the session's runs are Tether's own: start a new task for an agent"
+        : `the session's runs are the agent ${earlier.agent}'s: a follow-up goes to it`;
+    throw new TetherError('invalid_request', message, {
+      details: { issues: [{ path: 'agent', message }] },
+    });
+  }
+  return agent;
 }
 
 function findWorkspace(
@@ -138,7 +171,7 @@ function titleOf(text: string): string {
 }
 
 function queueRun(
-  { store, limits }: CommandContext,
+  ctx: CommandContext,
   tx: WriteContext,
   fields: {
     runId?: string;
@@ -148,8 +181,10 @@ function queueRun(
     commandId: string;
     by: Actor;
     continuesRunId: string | null;
+    agent?: string;
   },
 ): StoredRun {
+  const { store, limits } = ctx;
   const run: StoredRun = {
     id: fields.runId ?? newId('run'),
     sessionId: fields.sessionId,
@@ -164,6 +199,7 @@ function queueRun(
     commandId: fields.commandId,
     createdBy: fields.by,
     idleAt: null,
+    ...(fields.agent === undefined ? {} : { agent: fields.agent }),
   };
   store.runs.insertRun(run);
   const attachments = giveAttachments(store, limits, run.id, run.input, fields.by);
@@ -178,6 +214,16 @@ function queueRun(
       by: fields.by,
       ...(fields.continuesRunId === null ? {} : { continuesRunId: fields.continuesRunId }),
       ...(attachments.length === 0 ? {} : { attachments }),
+      // The agent that works the run, and what the sandbox holds of it (docs/agents.md).
+      ...(fields.agent === undefined
+        ? {}
+        : {
+            agent: fields.agent,
+            agentSandbox: ctx.agents?.scope(
+              fields.agent,
+              store.runs.getSession(fields.sessionId)?.workspace ?? '',
+            ),
+          }),
     },
   });
   return run;
@@ -194,6 +240,7 @@ export function submitRun(
     (tx) => {
       let sessionId = args.sessionId;
       let worktree: { source: WorktreeSource } | null = null;
+      const agent = checkAgent(ctx, args, sessionId);
       if (sessionId === undefined) {
         const workspace = findWorkspace(ctx.workspaces, args.workspace);
         worktree = worktreeSourceOf(ctx, workspace, args);
@@ -254,10 +301,12 @@ export function submitRun(
         runId,
         sessionId,
         input: args.input,
-        model: chooseModel(ctx.model, args.model),
+        // An agent uses the model its own settings name.
+        model: agent === undefined ? chooseModel(ctx.model, args.model) : null,
         commandId: args.commandId,
         by,
         continuesRunId: null,
+        ...(agent === undefined ? {} : { agent }),
       });
       return { runId: run.id, sessionId, state: run.state, deduplicated: false };
     },
@@ -324,6 +373,7 @@ export function continueRun(
         commandId: args.commandId,
         by,
         continuesRunId: previous.id,
+        ...(previous.agent === undefined ? {} : { agent: previous.agent }),
       });
       return { runId: run.id };
     },

@@ -22,7 +22,7 @@ import {
   markSessionIdle,
   moveRun,
 } from './transitions.js';
-import type { PolicyFn, RuntimeLimits, RuntimeModel, ToolTable } from './types.js';
+import type { AgentLauncher, PolicyFn, RuntimeLimits, RuntimeModel, ToolTable } from './types.js';
 import type { OpenWorktree, WorktreeRuns } from './worktree-runs.js';
 
 export interface ExecutorDeps {
@@ -33,6 +33,8 @@ export interface ExecutorDeps {
   policy: PolicyFn;
   limits: RuntimeLimits;
   worktrees: WorktreeRuns;
+  /** The ACP agents runs may be given to; null: none is configured. */
+  agents?: AgentLauncher | null;
 }
 
 /** How the loop stopped; `waiting` parks the run until its approvals are answered. */

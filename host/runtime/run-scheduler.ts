@@ -7,11 +7,12 @@
  * a halt (the store stays the truth).
  */
 import { isPersistenceFailed, type Store } from '../store/index.js';
+import { AgentRunExecutor } from './agent-run.js';
 import { RunExecutor, type ExecutorDeps } from './run-executor.js';
 import { moveRun } from './transitions.js';
 
 export class RunScheduler {
-  private readonly executing = new Map<string, RunExecutor>();
+  private readonly executing = new Map<string, RunExecutor | AgentRunExecutor>();
   private readonly finished = new Set<Promise<void>>();
   private accepting = true;
   /** Commits fail: nothing starts until {@link resume}. */
@@ -27,7 +28,7 @@ export class RunScheduler {
   ) {}
 
   /** The executor of a run in progress, if it is executing now. */
-  executor(runId: string): RunExecutor | undefined {
+  executor(runId: string): RunExecutor | AgentRunExecutor | undefined {
     return this.executing.get(runId);
   }
 
@@ -44,7 +45,11 @@ export class RunScheduler {
         throw error;
       }
       if (next === undefined) return;
-      const executor = new RunExecutor(this.deps, next);
+      // A run of an ACP agent (docs/agents.md) is the agent's loop, not the host's.
+      const executor =
+        store.runs.getRun(next)?.agent === undefined
+          ? new RunExecutor(this.deps, next)
+          : new AgentRunExecutor(this.deps, next);
       this.executing.set(next, executor);
       const done = executor
         .execute()

@@ -3,6 +3,7 @@
  * the executors and the live stream; every fact goes through the store.
  */
 import type {
+  AgentInfo,
   IntegrateResult,
   McpServerInfo,
   OpArgs,
@@ -51,6 +52,7 @@ import { defaultPolicy, toolTable } from './tool-table.js';
 import {
   DEFAULT_LIMITS,
   type Actor,
+  type AgentLauncher,
   type LiveListener,
   type RuntimeLimits,
   type RuntimeModel,
@@ -85,6 +87,7 @@ export class Runtime {
   private readonly health: PersistenceHealth;
   private readonly push: RuntimeOptions['push'];
   private readonly toolServers: ToolServers | undefined;
+  private readonly agentLauncher: AgentLauncher | undefined;
 
   constructor(
     private readonly store: Store,
@@ -95,6 +98,7 @@ export class Runtime {
     this.workspaces = options.workspaces;
     this.model = options.model;
     this.toolServers = options.toolServers;
+    this.agentLauncher = options.agents;
     const tools = toolTable(options.tools ?? readOnlyTools, options.toolServers);
     const policy = options.policy ?? defaultPolicy;
     this.rules = { store, policy, tools, configRules: options.configAllowRules ?? [] };
@@ -109,6 +113,7 @@ export class Runtime {
         policy,
         limits: this.limits,
         worktrees: this.worktrees,
+        agents: options.agents ?? null,
       },
       reportError,
     );
@@ -125,6 +130,7 @@ export class Runtime {
       workspaces: options.workspaces,
       worktreesDir: options.worktreesDir ?? null,
       limits: this.limits,
+      agents: options.agents ?? null,
     };
     this.health = new PersistenceHealth(store, this.scheduler, {
       reopened: () => {
@@ -187,6 +193,15 @@ export class Runtime {
   /** The host's MCP servers and their state (`host.info.mcpServers`); null with none. */
   get mcpServers(): McpServerInfo[] | null {
     return this.toolServers?.servers() ?? null;
+  }
+
+  /**
+   * The host's ACP agents, their state and what the sandbox holds of them in the default
+   * workspace (`host.info.agents`); null with none.
+   */
+  get agents(): AgentInfo[] | null {
+    const workspace = this.workspaces[0];
+    return workspace === undefined ? null : (this.agentLauncher?.list(workspace.path) ?? null);
   }
 
   /** Whether the store can commit now (`host.info.persistence`). */

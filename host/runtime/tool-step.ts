@@ -126,8 +126,23 @@ async function requestApproval(
   input: unknown,
   decision: PolicyDecision,
 ): Promise<'waiting'> {
-  const { store } = ctx;
   const preview = await previewOf(ctx, tool, input, decision);
+  return recordApproval(ctx, call, preview, decision.reason);
+}
+
+/**
+ * Records a pending approval of `call` (proposed, or ready under a policy that now asks)
+ * with what its card shows, moves the call to `waiting_for_approval`, parks its run, and
+ * announces it (`tool.approval_requested`, pushed to the devices). The one approval path:
+ * a tool's call and an ACP agent's permission request both come here.
+ */
+export function recordApproval(
+  ctx: Pick<ToolStepContext, 'store' | 'workspace' | 'limits'>,
+  call: StoredToolCall,
+  preview: ApprovalPreview,
+  reason: string,
+): 'waiting' {
+  const { store } = ctx;
   store.write((tx) => {
     const approval = {
       id: newId('apr'),
@@ -139,7 +154,7 @@ async function requestApproval(
       workspace: ctx.workspace,
       inputDigest: call.inputDigest,
       preview,
-      reason: decision.reason,
+      reason,
       expiresAt: tx.at + ctx.limits.approvalTtlMs,
       decidedBy: null,
     };

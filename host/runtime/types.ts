@@ -1,7 +1,13 @@
 /**
  * Contracts of host/runtime/: its configuration and the ephemeral stream it publishes.
  */
-import type { McpServerInfo, OutputMessage, PreviewMessage } from '../../protocol/index.js';
+import type {
+  AgentInfo,
+  McpServerInfo,
+  OutputMessage,
+  PreviewMessage,
+} from '../../protocol/index.js';
+import type { StartedAgent } from '../agents/index.js';
 import type { ModelAdapter } from '../model/index.js';
 import type { AddedRule, PolicyDecision } from '../policy/index.js';
 import type { PushDispatcher } from '../push/index.js';
@@ -101,6 +107,16 @@ export interface ToolServers {
   servers(): McpServerInfo[];
 }
 
+/** The host's ACP agents (host/agents/): listed, checked by name, started for a run. */
+export interface AgentLauncher {
+  has(name: string): boolean;
+  /** `host.info.agents` for runs in `workspace`; null with none configured. */
+  list(workspace: string): AgentInfo[] | null;
+  /** What the sandbox holds of `name` working in `workspace`. */
+  scope(name: string, workspace: string): AgentInfo['sandbox'];
+  start(name: string, workspace: string): Promise<StartedAgent>;
+}
+
 export interface RuntimeOptions {
   model: RuntimeModel | null;
   /** Workspaces the user allowed, real paths; the first is the default. */
@@ -125,6 +141,8 @@ export interface RuntimeOptions {
   push?: PushDispatcher;
   /** Turns usage into an estimated cost (`run.usage`); models without a price get none. */
   prices?: ModelPrices;
+  /** ACP agents a run may be given to (`run.submit`'s `agent`, docs/agents.md). */
+  agents?: AgentLauncher;
 }
 
 /** Not durable: streaming text and output tails, for whoever is watching now. */

@@ -182,7 +182,10 @@ export class Sandbox {
       hiddenPatterns: secrets.patterns,
       network: request?.network === true,
       home,
-      programFolders: programFolders(process.env['PATH'] ?? '', writable),
+      programFolders: [
+        ...programFolders(process.env['PATH'] ?? '', writable),
+        ...(request?.read ?? []),
+      ],
       gitReadOnly,
     };
     let finished = false;

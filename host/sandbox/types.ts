@@ -15,6 +15,12 @@ export interface SandboxRequest {
    * worktree's repository folder. Their `config` is shown without credentials.
    */
   gitReadOnly?: readonly string[];
+  /**
+   * Folders outside the system's and the workspace the process may read (real paths),
+   * named by the host's config: an ACP agent's own program folder (docs/agents.md).
+   * Shown read-only where bubblewrap builds the root from an allowlist.
+   */
+  read?: readonly string[];
 }
 
 /** A file or folder hidden inside the sandbox: it cannot be read, listed or written. */

@@ -105,6 +105,7 @@ function hostInfoResult(host: RouterContext): OpResult<'host.info'> {
     ...(runtime.model?.name === DEMO_MODEL_NAME ? { modelNotice: DEMO_MODEL_LABEL } : {}),
     workspaces: runtime.workspaces.map((workspace) => ({ ...workspace })),
     ...(runtime.mcpServers === null ? {} : { mcpServers: runtime.mcpServers }),
+    ...(runtime.agents === null ? {} : { agents: runtime.agents }),
     ...(runtime.pushes.vapidPublicKey === null
       ? {}
       : { push: { vapidPublicKey: runtime.pushes.vapidPublicKey } }),
@@ -136,6 +137,7 @@ function hostInfo({ host }: RequestContext): EncodedResult {
     runtime.persistence,
     runtime.history,
     runtime.mcpServers,
+    runtime.agents,
     runtime.pushes.vapidPublicKey,
   ]);
   let cached = encodedInfo.get(runtime);

@@ -381,6 +381,17 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX run_attachments_by_attachment ON run_attachments (attachment_id);
     `,
   },
+  {
+    version: 12,
+    name: 'agent runs',
+    // A run an ACP agent works (docs/agents.md): the agent's name from the config, and the
+    // agent's own session id once it made or loaded one, so the session's next run (or the
+    // same run after a restart) loads it again where the agent can.
+    sql: `
+      ALTER TABLE runs ADD COLUMN agent TEXT;
+      ALTER TABLE runs ADD COLUMN agent_session TEXT;
+    `,
+  },
 ];
 
 /** The schema version this code writes. A database newer than this is refused. */

@@ -49,6 +49,8 @@ interface RunRow {
   command_id: string | null;
   created_by: string;
   idle_at: number | null;
+  agent: string | null;
+  agent_session: string | null;
 }
 
 interface MessageRow {
@@ -77,6 +79,10 @@ export interface StoredRun extends Run {
   commandId: string | null;
   createdBy: string;
   idleAt: number | null;
+  /** The ACP agent that works the run (docs/agents.md); absent: the host's own loop. */
+  agent?: string;
+  /** The agent's own session id, once it made or loaded one (host-only). */
+  agentSession?: string;
 }
 
 const RunInput = z.looseObject({ text: z.string() });
@@ -120,6 +126,8 @@ function toRun(row: RunRow): StoredRun {
     commandId: row.command_id,
     createdBy: row.created_by,
     idleAt: row.idle_at,
+    ...(row.agent === null ? {} : { agent: row.agent }),
+    ...(row.agent_session === null ? {} : { agentSession: row.agent_session }),
   };
 }
 
@@ -205,8 +213,8 @@ export class SessionsAndRuns {
     this.runStateChanges++;
     this.prepare(
       `INSERT INTO runs (id, session_id, state, input_json, model, created_at, started_at,
-           finished_at, continues_run_id, error_json, command_id, created_by, idle_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+           finished_at, continues_run_id, error_json, command_id, created_by, idle_at, agent)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ).run(
       run.id,
       run.sessionId,
@@ -221,7 +229,27 @@ export class SessionsAndRuns {
       run.commandId,
       run.createdBy,
       run.idleAt,
+      run.agent ?? null,
     );
+  }
+
+  /** Records the agent's own session id for the run (docs/agents.md). */
+  setAgentSession(runId: string, agentSession: string): void {
+    this.prepare('UPDATE runs SET agent_session = ? WHERE id = ?').run(agentSession, runId);
+  }
+
+  /**
+   * The agent session the session's latest earlier run of `agent` worked in, to load again
+   * for the next run; undefined when none recorded one.
+   */
+  lastAgentSession(sessionId: string, agent: string): string | undefined {
+    const found = this.prepare(
+      `SELECT agent_session FROM runs WHERE session_id = ? AND agent = ?
+         AND agent_session IS NOT NULL ORDER BY created_at DESC, rowid DESC LIMIT 1`,
+    )
+      .pluck()
+      .get(sessionId, agent) as string | undefined;
+    return found;
   }
 
   getRun(id: string): StoredRun | undefined {

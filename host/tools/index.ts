@@ -5,7 +5,7 @@ export type { ToolAccess, ToolContext, ToolDefinition, ToolResult } from './type
 export { parseToolInput } from './tool-input.js';
 export { resolveWorkspacePath } from './workspace-path.js';
 export { createHostTools, readOnlyTools } from './registry.js';
-export { killProcessGroup } from './process-group.js';
+export { isGroupGone, killProcessGroup, stopProcessGroup } from './process-group.js';
 export {
   commandParts,
   commandWords,

@@ -53,9 +53,17 @@ export function describeApproval(approval: ApprovalCard): string[] {
   if (mcp !== undefined) {
     const hint = mcp.readOnlyHint ? ' (the server says it only reads: a claim, not checked)' : '';
     lines.push(
-      ...labelled('mcp:', `${mcp.tool} of server ${mcp.server}${hint}`),
-      ...labelled('says:', mcp.description),
-      ...labelled('args:', mcp.arguments),
+      ...(mcp.agent
+        ? [
+            ...labelled('agent:', `${mcp.server} asks: ${mcp.tool}`),
+            ...labelled('kind:', mcp.description),
+            ...labelled('input:', mcp.arguments),
+          ]
+        : [
+            ...labelled('mcp:', `${mcp.tool} of server ${mcp.server}${hint}`),
+            ...labelled('says:', mcp.description),
+            ...labelled('args:', mcp.arguments),
+          ]),
     );
   }
   if (view.command !== undefined) {

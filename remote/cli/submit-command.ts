@@ -3,7 +3,7 @@
  * the end as `watch` does (tool calls, approvals, the answer streamed), then prints its
  * final state.
  */
-import { TetherError } from '../../protocol/index.js';
+import { AgentInfo, TetherError } from '../../protocol/index.js';
 import type { HostConnection } from '../client/index.js';
 import { parseCommandArgs, UsageError } from '../../common/cli/index.js';
 import { withHost } from './host-session.js';
@@ -14,8 +14,8 @@ import { readAttachment, sendAttachment } from './attachment-upload.js';
 
 /** The usage text of `submit`, for `--help` and command-line errors. */
 export const SUBMIT_USAGE = `Usage: tether remote submit "<task>" [--workspace DIR] [--model M] [--wait]
-                            [--attach FILE]… [--worktree [--base REF]] [--host HOSTID]
-                            [--state FILE]
+                            [--attach FILE]… [--worktree [--base REF]] [--agent NAME]
+                            [--host HOSTID] [--state FILE]
 
 Starts a run of <task> in a new session on the host.
 
@@ -31,6 +31,9 @@ Options:
                     it did when it ends; answer with tether remote review <runId>: merge,
                     keep the branch, or discard
   --base REF        with --worktree: the branch, tag or commit it starts from (default HEAD)
+  --agent NAME      give the task to one of the host's ACP agents (Claude Code, Codex, …:
+                    docs/agents.md) instead of Tether's own loop; its permission requests
+                    are approvals like any other
 `;
 
 const FLAGS = {
@@ -41,6 +44,7 @@ const FLAGS = {
   wait: { type: 'boolean' },
   worktree: { type: 'boolean' },
   base: { type: 'string' },
+  agent: { type: 'string' },
   attach: { type: 'string', multiple: true },
 } as const;
 
@@ -51,24 +55,46 @@ const FLAGS = {
 async function withValidValues(
   connection: HostConnection,
   ctx: RemoteContext,
-  values: { workspace?: string | undefined; model?: string | undefined },
+  values: {
+    workspace?: string | undefined;
+    model?: string | undefined;
+    agent?: string | undefined;
+  },
   error: unknown,
 ): Promise<unknown> {
   if (!(error instanceof TetherError)) return error;
   const badWorkspace = error.code === 'workspace_denied' && values.workspace !== undefined;
   const badModel =
     error.code === 'invalid_request' && values.model !== undefined && /model/i.test(error.message);
-  if (!badWorkspace && !badModel) return error;
-  let info: { workspaces: { name: string; path: string }[]; models: string[] };
+  const badAgent =
+    error.code === 'invalid_request' &&
+    values.agent !== undefined &&
+    /no agent named/.test(error.message);
+  if (!badWorkspace && !badModel && !badAgent) return error;
+  let info: { workspaces: { name: string; path: string }[]; models: string[]; agents?: unknown };
   try {
     info = await connection.request('host.info', {}, { signal: ctx.signal });
   } catch {
     return error;
   }
+  if (badAgent) {
+    const agents = agentNames(info.agents);
+    const message = `The host has no agent ${values.agent}. ${agents.length === 0 ? 'It has no agents configured (agents in its config file: docs/agents.md).' : `Its agents are ${agents.join(', ')}: pass one of them with --agent, or leave --agent out for Tether's own loop.`}`;
+    return new TetherError(error.code, message, { cause: error });
+  }
   const message = badWorkspace
     ? `The host does not allow the workspace ${values.workspace}. Its workspaces are ${info.workspaces.map((workspace) => `${workspace.name} (${workspace.path})`).join(', ')}: pass one of them with --workspace, by name or path.`
     : `The host has no model ${values.model}. ${info.models.length === 0 ? 'It has no model configured.' : `Its models are ${info.models.join(', ')}: pass one of them with --model, or leave --model out for its default.`}`;
   return new TetherError(error.code, message, { cause: error });
+}
+
+/** The names of `host.info.agents`, each checked (`AgentInfo`); [] without any. */
+function agentNames(agents: unknown): string[] {
+  if (!Array.isArray(agents)) return [];
+  return agents.flatMap((item: unknown) => {
+    const parsed = AgentInfo.safeParse(item);
+    return parsed.success ? [parsed.data.name] : [];
+  });
 }
 
 /** Runs `tether remote submit`; resolves with the exit code. */
@@ -96,6 +122,7 @@ export async function submitCommand(argv: readonly string[], ctx: RemoteContext)
         ...(values.model === undefined ? {} : { model: values.model }),
         ...(values.worktree === true ? { isolation: 'worktree' as const } : {}),
         ...(values.base === undefined ? {} : { base: values.base }),
+        ...(values.agent === undefined ? {} : { agent: values.agent }),
       });
     } catch (error) {
       throw await withValidValues(connection, ctx, values, error);

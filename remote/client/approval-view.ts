@@ -58,6 +58,11 @@ export interface McpCallView {
   readOnlyHint: boolean;
   /** The input as indented JSON, each string value longer than {@link ARGUMENT_MAX} cut with a marker. */
   arguments: string;
+  /**
+   * Set for an ACP agent's request (docs/agents.md): `server` is the agent, `tool` the
+   * tool call's title, `description` its kind and locations, `arguments` its raw input.
+   */
+  agent?: true;
 }
 
 const ARGUMENT_MAX = 2000;
@@ -106,6 +111,19 @@ export function approvalView(
   const { preview, input, workspace } = approval;
   const named = preview.kind === 'path' && preview.path !== workspace;
   const view: ApprovalView = { outside: preview.outside ?? (named ? preview : undefined) };
+  if (preview.kind === 'agent') {
+    // An ACP agent's request: its title, kind and locations and its raw input, as sent.
+    const { title, kind, locations, rawInput } = input as Record<string, unknown>;
+    view.mcp = {
+      agent: true,
+      server: preview.agent,
+      tool: String(title),
+      description: `${String(kind)} ${JSON.stringify(locations)}`,
+      readOnlyHint: false,
+      arguments: JSON.stringify(cutLongStrings(rawInput), null, 2) ?? 'null',
+    };
+    return view;
+  }
   if (preview.kind === 'mcp') {
     view.mcp = {
       server: preview.server,

@@ -76,6 +76,7 @@ const TEXTS: Record<string, FailureText> = {
     advice: undefined,
   },
   cancelled: { summary: 'The run was stopped before it could finish.', advice: undefined },
+  agent_failed: { summary: 'The agent failed.', advice: undefined },
   internal: {
     summary: 'The host hit an internal error.',
     advice: 'Continue to try again; the host’s log has the details (tether service logs).',

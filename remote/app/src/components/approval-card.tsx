@@ -69,7 +69,7 @@ export function ApprovalCard(props: ApprovalCardProps) {
       <dl class="approval-detail">
         {view.mcp !== undefined && (
           <>
-            <dt>MCP server</dt>
+            <dt>{view.mcp.agent ? 'Agent' : 'MCP server'}</dt>
             <dd>
               <code data-testid="approval-mcp-server">{shownText(view.mcp.server)}</code>
             </dd>

@@ -1,0 +1,138 @@
+/**
+ * One ACP agent's process: started inside the OS sandbox (the same plan `run_command`
+ * gets: the run's workspace and the agent's own folders writable, secrets hidden; network
+ * on, since an agent talks to its provider and no sandbox here filters by host), as the
+ * leader of its own process group, with its stdio piped to the host. Its stderr's last
+ * lines are kept for the run's error when it dies.
+ */
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { closeSync, openSync } from 'node:fs';
+import { createInterface } from 'node:readline';
+import type { AgentInfo } from '../../protocol/index.js';
+import type { PreparedSandbox, Sandbox } from '../sandbox/index.js';
+import { isGroupGone, stopProcessGroup } from '../tools/index.js';
+import type { AgentSpec } from './types.js';
+
+/** stderr lines kept for a failed run's error, and the characters of each. */
+const STDERR_TAIL_LINES = 20;
+const STDERR_LINE_MAX = 500;
+
+export interface AgentStartOptions {
+  spec: AgentSpec;
+  /** Real path of the run's workspace (or worktree): writable, and the default folder. */
+  workspace: string;
+  sandbox: Sandbox;
+  /** The new group's id, right after the spawn (recorded so a crashed host's is killed). */
+  onGroup(pgid: number): void;
+  /** Each line of stderr as it comes (for the host log). */
+  onStderrLine?(line: string): void;
+}
+
+export type AgentSandboxScope = AgentInfo['sandbox'];
+
+/** What of an agent with `spec` the sandbox would hold in `workspace`. */
+export function agentSandboxScope(
+  sandbox: Sandbox,
+  spec: AgentSpec,
+  workspace: string,
+): AgentSandboxScope {
+  return sandbox.scope(workspace, { network: true, write: spec.writable });
+}
+
+export class AgentProcess {
+  private readonly tail: string[] = [];
+  private stopping: Promise<boolean> | null = null;
+  readonly exited: Promise<{ code: number | null; signal: string | null }>;
+
+  private constructor(
+    readonly child: ChildProcessWithoutNullStreams,
+    readonly pgid: number,
+    private readonly prepared: PreparedSandbox | null,
+    options: AgentStartOptions,
+  ) {
+    this.exited = new Promise((resolve) => {
+      child.once('exit', (code, signal) => resolve({ code, signal }));
+    });
+    createInterface({ input: child.stderr, crlfDelay: Infinity }).on('line', (line) => {
+      const kept = line.length > STDERR_LINE_MAX ? `${line.slice(0, STDERR_LINE_MAX)}…` : line;
+      this.tail.push(kept);
+      if (this.tail.length > STDERR_TAIL_LINES) this.tail.shift();
+      options.onStderrLine?.(kept);
+    });
+    // A write to an agent that died is reported by its exit, not as an unhandled error.
+    child.stdin.on('error', () => undefined);
+  }
+
+  /**
+   * Starts the agent. Throws (with what went wrong) when the sandbox cannot be prepared
+   * or the program cannot start.
+   */
+  static async start(options: AgentStartOptions): Promise<AgentProcess> {
+    const { spec, workspace, sandbox } = options;
+    const cwd = spec.cwd ?? workspace;
+    const argv = [spec.command, ...spec.args];
+    let prepared: PreparedSandbox | null = null;
+    if (sandbox.status.available) {
+      prepared = await sandbox.prepare(workspace, {
+        network: true,
+        write: spec.writable,
+        read: spec.readable,
+      });
+    }
+    const launch =
+      prepared === null ? { file: spec.command, args: [...spec.args] } : prepared.wrap(argv, cwd);
+    const env =
+      prepared === null ? { ...spec.env } : { ...spec.env, TMPDIR: prepared.plan.tempDir };
+    let fd3: number | null = null;
+    let child: ChildProcessWithoutNullStreams;
+    try {
+      if (launch.fd3 !== undefined) fd3 = openSync(launch.fd3, 'r');
+      child = spawn(launch.file, launch.args, {
+        cwd,
+        env,
+        // Its own group (and session): one signal to -pgid reaches every descendant.
+        detached: true,
+        stdio: ['pipe', 'pipe', 'pipe', ...(fd3 === null ? [] : [fd3])],
+      }) as ChildProcessWithoutNullStreams;
+    } catch (error) {
+      prepared?.finish();
+      throw error;
+    } finally {
+      if (fd3 !== null) closeSync(fd3);
+    }
+    const pgid = await new Promise<number>((resolve, reject) => {
+      child.once('spawn', () => resolve(child.pid ?? 0));
+      child.once('error', reject);
+    }).catch((error: unknown) => {
+      prepared?.finish();
+      throw new Error(`cannot start ${spec.command}: ${String(error)}`);
+    });
+    options.onGroup(pgid);
+    return new AgentProcess(child, pgid, prepared, options);
+  }
+
+  /** The last lines the agent wrote to stderr (each cut to 500 characters). */
+  stderrTail(): string[] {
+    return [...this.tail];
+  }
+
+  /** True once no process of the agent's group is left. */
+  get gone(): boolean {
+    return isGroupGone(this.pgid);
+  }
+
+  /**
+   * Stops the agent's whole group (its stdin closed, then TERM, `graceMs`, KILL) and
+   * removes its sandbox's temporary folder. True when the group is gone.
+   */
+  stop(graceMs: number): Promise<boolean> {
+    this.stopping ??= (async () => {
+      this.child.stdin.end();
+      const sandboxed = this.prepared !== null;
+      const { gone } = await stopProcessGroup(this.pgid, graceMs, undefined, sandboxed);
+      this.prepared?.finish();
+      return gone;
+    })();
+    return this.stopping;
+  }
+}

@@ -1,0 +1,204 @@
+/**
+ * An ACP agent written for the tests with the official SDK's agent side, run by the host
+ * as a real child process (inside its sandbox). What it does in a turn is named by the
+ * task's first word, `script:<name>`:
+ * - `text`: two message chunks, a plan and a usage update, then `end_turn`;
+ * - `permission`: a tool call that asks (`request_permission`, allow once / allow always /
+ *   reject once); allowed once, it writes `marker.txt` in its folder and says it did;
+ *   rejected, it does not. It leaves a `sleep` child in its group meanwhile;
+ * - `fs-protected`: asks the host to write `.env` through `fs/write_text_file`, and says
+ *   how that ended;
+ * - `outside`: writes $AGENT_OUTSIDE itself (outside the workspace), and says how that ended;
+ * - `cancel`: a chunk, then waits for `session/cancel` and answers `cancelled`;
+ * - `crash`: a tool call in progress, a line on stderr with $AGENT_TOKEN, then exits 7.
+ * Every request it gets is appended to $ACP_LOG (one JSON line each).
+ */
+import { spawn } from 'node:child_process';
+import { appendFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { setTimeout } from 'node:timers';
+import { Readable, Writable } from 'node:stream';
+import * as acp from '@agentclientprotocol/sdk';
+
+const logFile = process.env['ACP_LOG'];
+
+function log(entry) {
+  if (logFile) appendFileSync(logFile, `${JSON.stringify({ pid: process.pid, ...entry })}\n`);
+}
+
+let cwd = process.cwd();
+const cancelled = new Map();
+
+function update(client, sessionId, value) {
+  return client.notify(acp.methods.client.session.update, { sessionId, update: value });
+}
+
+function say(client, sessionId, text) {
+  return update(client, sessionId, {
+    sessionUpdate: 'agent_message_chunk',
+    content: { type: 'text', text },
+  });
+}
+
+const scripts = {
+  async text(client, sessionId) {
+    await say(client, sessionId, 'Hello ');
+    await update(client, sessionId, {
+      sessionUpdate: 'plan',
+      entries: [{ content: 'Say hello', priority: 'high', status: 'completed' }],
+    });
+    await update(client, sessionId, { sessionUpdate: 'usage_update', used: 1200, size: 200000 });
+    await say(client, sessionId, 'from the agent.');
+    return 'end_turn';
+  },
+
+  async permission(client, sessionId) {
+    const sleeper = spawn('sleep', ['300'], { stdio: 'ignore' });
+    log({ method: 'sleeper', sleeperPid: sleeper.pid });
+    await say(client, sessionId, 'I will write the marker.');
+    const target = join(cwd, 'marker.txt');
+    const toolCall = {
+      toolCallId: 'call-1',
+      title: 'Write marker.txt',
+      kind: 'edit',
+      status: 'pending',
+      locations: [{ path: target }],
+      rawInput: { path: target, content: 'marked\n' },
+    };
+    await update(client, sessionId, { sessionUpdate: 'tool_call', ...toolCall });
+    const answer = await client.request(acp.methods.client.session.requestPermission, {
+      sessionId,
+      toolCall: {
+        toolCallId: 'call-1',
+        title: toolCall.title,
+        kind: 'edit',
+        locations: toolCall.locations,
+        rawInput: toolCall.rawInput,
+      },
+      options: [
+        { optionId: 'once', name: 'Allow once', kind: 'allow_once' },
+        { optionId: 'always', name: 'Allow always', kind: 'allow_always' },
+        { optionId: 'no', name: 'Reject', kind: 'reject_once' },
+      ],
+    });
+    log({ method: 'permission-answer', answer });
+    const allowed = answer.outcome.outcome === 'selected' && answer.outcome.optionId === 'once';
+    if (allowed) {
+      await update(client, sessionId, {
+        sessionUpdate: 'tool_call_update',
+        toolCallId: 'call-1',
+        status: 'in_progress',
+      });
+      writeFileSync(target, 'marked\n');
+      await update(client, sessionId, {
+        sessionUpdate: 'tool_call_update',
+        toolCallId: 'call-1',
+        status: 'completed',
+        content: [{ type: 'content', content: { type: 'text', text: 'wrote marker.txt' } }],
+      });
+      await say(client, sessionId, 'Marker written.');
+    } else {
+      await say(client, sessionId, `Not allowed: ${JSON.stringify(answer.outcome)}.`);
+    }
+    sleeper.kill();
+    return answer.outcome.outcome === 'cancelled' ? 'cancelled' : 'end_turn';
+  },
+
+  async 'fs-protected'(client, sessionId) {
+    try {
+      await client.request(acp.methods.client.fs.writeTextFile, {
+        sessionId,
+        path: join(cwd, '.env'),
+        content: 'SECRET=1\n',
+      });
+      await say(client, sessionId, 'fs write: done');
+    } catch (error) {
+      await say(client, sessionId, `fs write refused: ${error.message}`);
+    }
+    return 'end_turn';
+  },
+
+  async outside(client, sessionId) {
+    const target = process.env['AGENT_OUTSIDE'];
+    try {
+      writeFileSync(target, 'escaped\n');
+      await say(client, sessionId, 'outside write: done');
+    } catch (error) {
+      await say(client, sessionId, `outside write failed: ${error.code}`);
+    }
+    try {
+      writeFileSync(join(cwd, 'inside.txt'), 'inside\n');
+      await say(client, sessionId, ' inside write: done');
+    } catch (error) {
+      await say(client, sessionId, ` inside write failed: ${error.code}`);
+    }
+    return 'end_turn';
+  },
+
+  async cancel(client, sessionId) {
+    await say(client, sessionId, 'Working for a long time…');
+    await new Promise((resolve) => cancelled.set(sessionId, resolve));
+    return 'cancelled';
+  },
+
+  async crash(client, sessionId) {
+    await update(client, sessionId, {
+      sessionUpdate: 'tool_call',
+      toolCallId: 'call-crash',
+      title: 'Run the build',
+      kind: 'execute',
+      status: 'in_progress',
+      rawInput: { command: 'make' },
+    });
+    process.stderr.write(`agent: about to fail, token=${process.env['AGENT_TOKEN']}\n`);
+    process.stderr.write('agent: boom\n');
+    setTimeout(() => process.exit(7), 50);
+    await new Promise(() => undefined);
+  },
+};
+
+const stream = acp.ndJsonStream(Writable.toWeb(process.stdout), Readable.toWeb(process.stdin));
+acp
+  .agent({ name: 'scripted-acp-agent' })
+  .onRequest(acp.methods.agent.initialize, ({ params }) => {
+    log({ method: 'initialize', params });
+    return {
+      protocolVersion: acp.PROTOCOL_VERSION,
+      agentCapabilities: { loadSession: true, promptCapabilities: { image: true } },
+    };
+  })
+  .onRequest(acp.methods.agent.session.new, ({ params }) => {
+    cwd = params.cwd;
+    const sessionId = `s-${process.pid}-${Date.now()}`;
+    log({ method: 'session/new', params, sessionId });
+    return { sessionId };
+  })
+  .onRequest(acp.methods.agent.session.load, async ({ params, client }) => {
+    cwd = params.cwd;
+    log({ method: 'session/load', params });
+    // The history replayed, as the protocol says: not the run's new text.
+    await client.notify(acp.methods.client.session.update, {
+      sessionId: params.sessionId,
+      update: {
+        sessionUpdate: 'agent_message_chunk',
+        content: { type: 'text', text: 'OLD HISTORY' },
+      },
+    });
+    return {};
+  })
+  .onRequest(acp.methods.agent.session.prompt, async ({ params, client }) => {
+    const text = params.prompt
+      .map((block) => (block.type === 'text' ? block.text : `[${block.type}]`))
+      .join(' ');
+    log({ method: 'session/prompt', params: { sessionId: params.sessionId, text } });
+    const match = /script:([a-z-]+)/.exec(text);
+    const script = scripts[match?.[1] ?? 'text'] ?? scripts.text;
+    const stopReason = await script(client, params.sessionId);
+    log({ method: 'stop', stopReason });
+    return { stopReason };
+  })
+  .onNotification(acp.methods.agent.session.cancel, ({ params }) => {
+    log({ method: 'session/cancel', params });
+    cancelled.get(params.sessionId)?.();
+  })
+  .connect(stream);
