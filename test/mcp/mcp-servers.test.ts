@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { groupAlive, startFaultHost, type FaultHost } from '../support/fault-host.js';
-import { textTurn, toolCallTurn } from '../support/scripted-model-server.js';
+import { proposeCall, untilApproval, untilIdle } from '../support/fault-host-runs.js';
 import { tempDir } from '../support/temp-dir.js';
 import { until } from '../support/wait.js';
 
@@ -41,19 +41,6 @@ async function connected(host: FaultHost, name: string, tool?: string) {
     if (server?.state !== 'connected') return undefined;
     return tool === undefined || server.tools.includes(tool) ? server : undefined;
   });
-}
-
-/** Submits a run whose model calls `name` once with `input`, then says it is done. */
-async function propose(host: FaultHost, name: string, input: unknown): Promise<string> {
-  host.model.push(
-    toolCallTurn([{ id: `call_${randomUUID()}`, name, arguments: JSON.stringify(input) }]),
-    textTurn('Done.'),
-  );
-  const result = await host.channel.call('run.submit', {
-    commandId: randomUUID(),
-    input: { text: `use ${name}` },
-  });
-  return String(result['runId']);
 }
 
 interface CallRow {
@@ -84,12 +71,6 @@ function callOf(host: FaultHost, runId: string): CallRow {
           })
           .parse(JSON.parse(row.result_json));
   return { id: row.id, state: row.state, result, modelContent: row.model_content };
-}
-
-function idle(host: FaultHost, runId: string): Promise<true> {
-  return until(`session.idle of ${runId}`, () =>
-    host.typesOf(runId).includes('session.idle') ? true : undefined,
-  );
 }
 
 /** The `content` of the tool message the model was sent last. */
@@ -129,25 +110,8 @@ describe('a third-party MCP server (server-everything, stdio)', () => {
   });
 
   it('offers its tools; a call asks, is approved from a remote, and returns its text', async () => {
-    const runId = await propose(host, 'mcp__everything__echo', { message: 'hello over MCP' });
-    const approval = await until('the approval', () =>
-      host.query(
-        (db) =>
-          db
-            .prepare(
-              "SELECT id, tool_call_id, input_digest, preview_json, reason FROM approvals WHERE run_id = ? AND state = 'pending'",
-            )
-            .get(runId) as
-            | {
-                id: string;
-                tool_call_id: string;
-                input_digest: string;
-                preview_json: string;
-                reason: string;
-              }
-            | undefined,
-      ),
-    );
+    const runId = await proposeCall(host, 'mcp__everything__echo', { message: 'hello over MCP' });
+    const approval = await untilApproval(host, runId);
     expect(offeredTools(host, 0)).toEqual(
       expect.arrayContaining([
         'read_file',
@@ -157,7 +121,7 @@ describe('a third-party MCP server (server-everything, stdio)', () => {
       ]),
     );
     // The server says echo only reads; without trustHints that allows nothing.
-    expect(JSON.parse(approval.preview_json)).toMatchObject({
+    expect(approval.preview).toMatchObject({
       kind: 'mcp',
       server: 'everything',
       tool: 'echo',
@@ -167,18 +131,18 @@ describe('a third-party MCP server (server-everything, stdio)', () => {
     await host.channel.call('approval.respond', {
       commandId: randomUUID(),
       approvalId: approval.id,
-      toolCallId: approval.tool_call_id,
-      inputDigest: approval.input_digest,
+      toolCallId: approval.toolCallId,
+      inputDigest: approval.inputDigest,
       decision: 'approve',
     });
-    await idle(host, runId);
+    await untilIdle(host, runId);
     expect(callOf(host, runId).state).toBe('succeeded');
     expect(lastToolMessage(host)).toContain('hello over MCP');
   });
 
   it('a tool the config denies reaches the model as a refusal, and the server is never asked', async () => {
-    const runId = await propose(host, 'mcp__everything__get-env', {});
-    await idle(host, runId);
+    const runId = await proposeCall(host, 'mcp__everything__get-env', {});
+    await untilIdle(host, runId);
     const call = callOf(host, runId);
     expect(call).toMatchObject({
       state: 'failed',
@@ -227,8 +191,8 @@ describe('an MCP server written with the SDK: failures', () => {
   });
 
   it('invalid input is refused before the server: the model is told why', async () => {
-    const runId = await propose(host, 'mcp__scripted__echo', { text: 'x'.repeat(101) });
-    await idle(host, runId);
+    const runId = await proposeCall(host, 'mcp__scripted__echo', { text: 'x'.repeat(101) });
+    await untilIdle(host, runId);
     expect(callOf(host, runId)).toMatchObject({
       state: 'failed',
       result: { error: { code: 'invalid_input' } },
@@ -238,8 +202,8 @@ describe('an MCP server written with the SDK: failures', () => {
   });
 
   it('isError is a tool failure the model sees', async () => {
-    const runId = await propose(host, 'mcp__scripted__fail', {});
-    await idle(host, runId);
+    const runId = await proposeCall(host, 'mcp__scripted__fail', {});
+    await untilIdle(host, runId);
     expect(callOf(host, runId)).toMatchObject({
       state: 'failed',
       result: { error: { code: 'tool_error' } },
@@ -249,21 +213,21 @@ describe('an MCP server written with the SDK: failures', () => {
 
   it('tools/list_changed refreshes the tools offered to the next turn', async () => {
     const before = host.model.chatBodies().length;
-    const runId = await propose(host, 'mcp__scripted__add_tool', {});
-    await idle(host, runId);
+    const runId = await proposeCall(host, 'mcp__scripted__add_tool', {});
+    await untilIdle(host, runId);
     expect(offeredTools(host, before)).not.toContain('mcp__scripted__late_tool');
     await connected(host, 'scripted', 'mcp__scripted__late_tool');
     const next = host.model.chatBodies().length;
-    const late = await propose(host, 'mcp__scripted__late_tool', {});
-    await idle(host, late);
+    const late = await proposeCall(host, 'mcp__scripted__late_tool', {});
+    await untilIdle(host, late);
     expect(offeredTools(host, next)).toContain('mcp__scripted__late_tool');
     expect(callOf(host, late).state).toBe('succeeded');
   });
 
   it('the server crashing mid-call leaves the call unknown, never re-sent, and it is restarted', async () => {
     const first = received().at(-1)?.pid;
-    const runId = await propose(host, 'mcp__scripted__crash', {});
-    await idle(host, runId);
+    const runId = await proposeCall(host, 'mcp__scripted__crash', {});
+    await untilIdle(host, runId);
     const call = callOf(host, runId);
     expect(call.state).toBe('unknown');
     expect(call.modelContent).toContain('may or may not have taken effect');
@@ -275,8 +239,8 @@ describe('an MCP server written with the SDK: failures', () => {
     expect(received().filter((entry) => entry.tool === 'crash')).toHaveLength(1);
     expect(received().find((entry) => entry.tool === 'crash')?.pid).toBe(first);
     // The new server answers.
-    const after = await propose(host, 'mcp__scripted__echo', { text: 'again' });
-    await idle(host, after);
+    const after = await proposeCall(host, 'mcp__scripted__echo', { text: 'again' });
+    await untilIdle(host, after);
     expect(lastToolMessage(host)).toContain('echo: again');
     expect(received().at(-1)?.pid).not.toBe(first);
   });
@@ -379,22 +343,22 @@ describe('an MCP server over streamable HTTP', () => {
       transport: 'http',
       state: 'connected',
     });
-    const runId = await propose(host, 'mcp__web__echo', { text: 'over the wire' });
-    await idle(host, runId);
+    const runId = await proposeCall(host, 'mcp__web__echo', { text: 'over the wire' });
+    await untilIdle(host, runId);
     expect(callOf(host, runId).state).toBe('succeeded');
     expect(lastToolMessage(host)).toContain('echo over http: over the wire');
     expect(web.headers.at(-1)?.['authorization']).toBe('Bearer plain-web-token-0123456789');
   });
 
   it('an answer past the bound is cut off: the call does not succeed and the host goes on', async () => {
-    const runId = await propose(host, 'mcp__web__flood', {});
-    await idle(host, runId);
+    const runId = await proposeCall(host, 'mcp__web__flood', {});
+    await untilIdle(host, runId);
     const call = callOf(host, runId);
     expect(['unknown', 'failed']).toContain(call.state);
     expect(lastToolMessage(host)).not.toContain('ffffffffff');
     await connected(host, 'web', 'mcp__web__echo');
-    const after = await propose(host, 'mcp__web__echo', { text: 'still here' });
-    await idle(host, after);
+    const after = await proposeCall(host, 'mcp__web__echo', { text: 'still here' });
+    await untilIdle(host, after);
     expect(lastToolMessage(host)).toContain('echo over http: still here');
   });
 });

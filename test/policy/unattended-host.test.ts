@@ -11,8 +11,12 @@ import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { startFaultHost, type FaultHost } from '../support/fault-host.js';
-import { until } from '../support/wait.js';
-import { textTurn, toolCallTurn } from '../support/scripted-model-server.js';
+import {
+  proposeCall,
+  untilApproval,
+  untilIdle,
+  type PendingApproval,
+} from '../support/fault-host-runs.js';
 
 /** The rules docs/policy.md showed as its example before this issue. */
 const OLD_EXAMPLE_RULES = [
@@ -56,64 +60,6 @@ function callOf(host: FaultHost, runId: string): CallRow {
   return { id: row.id, state: row.state, result };
 }
 
-interface PendingApproval {
-  id: string;
-  toolCallId: string;
-  inputDigest: string;
-  preview: Record<string, unknown>;
-  reason: string;
-}
-
-function pendingApproval(host: FaultHost, runId: string): PendingApproval | undefined {
-  const row = host.query(
-    (db) =>
-      db
-        .prepare(
-          "SELECT id, tool_call_id, input_digest, preview_json, reason FROM approvals WHERE run_id = ? AND state = 'pending'",
-        )
-        .get(runId) as
-        | {
-            id: string;
-            tool_call_id: string;
-            input_digest: string;
-            preview_json: string;
-            reason: string;
-          }
-        | undefined,
-  );
-  if (row === undefined) return undefined;
-  return {
-    id: row.id,
-    toolCallId: row.tool_call_id,
-    inputDigest: row.input_digest,
-    preview: z.record(z.string(), z.unknown()).parse(JSON.parse(row.preview_json)),
-    reason: row.reason,
-  };
-}
-
-/** Submits a run whose model proposes one tool call, then says it is done. */
-async function propose(host: FaultHost, name: string, input: object): Promise<string> {
-  host.model.push(
-    toolCallTurn([{ id: `call_${randomUUID()}`, name, arguments: JSON.stringify(input) }]),
-    textTurn('Done.'),
-  );
-  const result = await host.channel.call('run.submit', {
-    commandId: randomUUID(),
-    input: { text: `use ${name}` },
-  });
-  return String(result['runId']);
-}
-
-function waitForApproval(host: FaultHost, runId: string): Promise<PendingApproval> {
-  return until(`an approval in ${runId}`, () => pendingApproval(host, runId));
-}
-
-function waitForIdle(host: FaultHost, runId: string): Promise<true> {
-  return until(`session.idle of ${runId}`, () =>
-    host.typesOf(runId).includes('session.idle') ? true : undefined,
-  );
-}
-
 async function approve(host: FaultHost, approval: PendingApproval): Promise<void> {
   await host.channel.call('approval.respond', {
     commandId: randomUUID(),
@@ -129,8 +75,8 @@ describe('issue 11 finding 1: options turn an allow rule into code execution', (
     await using host = await start({ commands: { allow: OLD_EXAMPLE_RULES } });
     initRepository(host.host.workspace);
     const command = 'git diff --output=pwned.txt';
-    const runId = await propose(host, 'run_command', { command });
-    const approval = await waitForApproval(host, runId);
+    const runId = await proposeCall(host, 'run_command', { command });
+    const approval = await untilApproval(host, runId);
     expect(approval.preview).toMatchObject({ kind: 'command', command });
     expect(approval.reason).toContain('allows exactly those words, and the command adds');
     expect(existsSync(join(host.host.workspace, 'pwned.txt'))).toBe(false);
@@ -142,8 +88,8 @@ describe('issue 11 finding 1: options turn an allow rule into code execution', (
     writeFileSync(join(workspace, 'package.json'), '{"scripts":{"test":"node -e 0"}}\n');
     writeFileSync(join(workspace, 'evil.cjs'), "require('fs').writeFileSync('pwned.txt', 'x')\n");
     const command = 'npm test --node-options=--require=./evil.cjs';
-    const runId = await propose(host, 'run_command', { command });
-    const approval = await waitForApproval(host, runId);
+    const runId = await proposeCall(host, 'run_command', { command });
+    const approval = await untilApproval(host, runId);
     expect(approval.preview).toMatchObject({ kind: 'command', command });
     expect(existsSync(join(workspace, 'pwned.txt'))).toBe(false);
   });
@@ -151,8 +97,8 @@ describe('issue 11 finding 1: options turn an allow rule into code execution', (
   it('the exact rule still runs unasked', async () => {
     await using host = await start({ commands: { allow: OLD_EXAMPLE_RULES } });
     initRepository(host.host.workspace);
-    const runId = await propose(host, 'run_command', { command: 'git status' });
-    await waitForIdle(host, runId);
+    const runId = await proposeCall(host, 'run_command', { command: 'git status' });
+    await untilIdle(host, runId);
     expect(callOf(host, runId)).toMatchObject({ state: 'succeeded', result: { exitCode: 0 } });
   });
 });
@@ -167,8 +113,8 @@ describe('an allowed git command sees no repository above the workspace', () => 
     const plain = execFileSync('git', ['status', '--short'], { cwd: host.host.workspace });
     expect(plain.toString()).toContain('deploy.key');
 
-    const runId = await propose(host, 'run_command', { command: 'git status' });
-    await waitForIdle(host, runId);
+    const runId = await proposeCall(host, 'run_command', { command: 'git status' });
+    await untilIdle(host, runId);
     const call = callOf(host, runId);
     expect(call).toMatchObject({ state: 'failed', result: { exitCode: 128 } });
     const output = host.query(
@@ -194,8 +140,8 @@ describe('issue 11 finding 2: an allowed command must not run code from reposito
     writeFileSync(join(evil, 'HEAD'), 'ref: refs/heads/main\n');
     const marker = join(host.host.workspace, 'fsmonitor-ran');
     writeFileSync(join(evil, 'config'), fsmonitor(marker));
-    const runId = await propose(host, 'run_command', { command: 'git status', cwd: 'evil' });
-    const approval = await waitForApproval(host, runId);
+    const runId = await proposeCall(host, 'run_command', { command: 'git status', cwd: 'evil' });
+    const approval = await untilApproval(host, runId);
     expect(approval.reason).toContain('a repository of its own');
     expect(existsSync(marker)).toBe(false);
   });
@@ -214,8 +160,8 @@ describe('issue 11 finding 2: an allowed command must not run code from reposito
     expect(existsSync(marker)).toBe(true);
     rmSync(marker);
 
-    const runId = await propose(host, 'run_command', { command: 'git status' });
-    await waitForIdle(host, runId);
+    const runId = await proposeCall(host, 'run_command', { command: 'git status' });
+    await untilIdle(host, runId);
     expect(callOf(host, runId)).toMatchObject({ state: 'succeeded' });
     expect(existsSync(marker)).toBe(false);
   });
@@ -224,14 +170,14 @@ describe('issue 11 finding 2: an allowed command must not run code from reposito
 describe('issue 11 finding 4: policy is decided again when an approval is answered and at execution', () => {
   it('an approval answered after a restart with run_command "deny" fails permission_denied', async () => {
     await using host = await start({});
-    const runId = await propose(host, 'run_command', { command: 'sh mark.sh late' });
-    const approval = await waitForApproval(host, runId);
+    const runId = await proposeCall(host, 'run_command', { command: 'sh mark.sh late' });
+    const approval = await untilApproval(host, runId);
     await host.host.stop();
     const configFile = join(dirname(host.host.dataDir), 'config.json');
     writeFileSync(configFile, JSON.stringify({ policy: { tools: { run_command: 'deny' } } }));
     await host.restartClean();
     await approve(host, approval);
-    await waitForIdle(host, runId);
+    await untilIdle(host, runId);
     const call = callOf(host, runId);
     expect(call.state).toBe('failed');
     expect(call.result).toMatchObject({ error: { code: 'permission_denied' } });
@@ -249,8 +195,8 @@ describe('issue 11 finding 4: policy is decided again when an approval is answer
       content: '#!/bin/sh\ntouch pwned\n',
       expectedSha256: null,
     };
-    const runId = await propose(host, 'write_file', input);
-    const approval = await waitForApproval(host, runId);
+    const runId = await proposeCall(host, 'write_file', input);
+    const approval = await untilApproval(host, runId);
     expect(approval.preview).toMatchObject({
       kind: 'write',
       path: 'hooksdir/pre-commit',
@@ -259,7 +205,7 @@ describe('issue 11 finding 4: policy is decided again when an approval is answer
     rmSync(join(workspace, 'hooksdir'), { recursive: true });
     symlinkSync('.git/hooks', join(workspace, 'hooksdir'));
     await approve(host, approval);
-    await waitForIdle(host, runId);
+    await untilIdle(host, runId);
     expect(callOf(host, runId)).toMatchObject({
       state: 'failed',
       result: { error: { code: 'permission_denied' } },
@@ -273,8 +219,8 @@ describe('issue 11 finding 3 (host side): the card carries every field that chan
     await using host = await start({});
     const outside = dirname(host.host.workspace);
     const command = 'sh workspace/mark.sh outside';
-    const runId = await propose(host, 'run_command', { command, cwd: outside });
-    const approval = await waitForApproval(host, runId);
+    const runId = await proposeCall(host, 'run_command', { command, cwd: outside });
+    const approval = await untilApproval(host, runId);
     expect(approval.preview).toEqual({
       kind: 'command',
       command,
@@ -292,12 +238,12 @@ describe('issue 11 finding 3 (host side): the card carries every field that chan
   it('a write outside the workspace previews its real path and its diff', async () => {
     await using host = await start({});
     const target = join(dirname(host.host.workspace), 'outside.txt');
-    const runId = await propose(host, 'write_file', {
+    const runId = await proposeCall(host, 'write_file', {
       path: target,
       content: 'hello\n',
       expectedSha256: null,
     });
-    const approval = await waitForApproval(host, runId);
+    const approval = await untilApproval(host, runId);
     expect(approval.preview).toMatchObject({
       kind: 'write',
       realPath: target,
@@ -305,7 +251,7 @@ describe('issue 11 finding 3 (host side): the card carries every field that chan
     });
     expect(String(approval.preview['diff'])).toContain('+hello');
     await approve(host, approval);
-    await waitForIdle(host, runId);
+    await untilIdle(host, runId);
     expect(readFileSync(target, 'utf8')).toBe('hello\n');
   });
 });

@@ -11,9 +11,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { startFaultHost, type FaultHost } from '../support/fault-host.js';
+import { proposeCall, untilApproval, untilIdle } from '../support/fault-host-runs.js';
 import { machineSandboxStatus } from '../support/sandbox.js';
-import { textTurn, toolCallTurn } from '../support/scripted-model-server.js';
-import { until } from '../support/wait.js';
 
 const bwrap = machineSandboxStatus.available && machineSandboxStatus.kind === 'bwrap';
 
@@ -38,21 +37,6 @@ interface Outcome {
   modelContent: string | null;
 }
 
-/** Submits a run whose model proposes one command, then says it is done. */
-async function propose(host: FaultHost, input: object): Promise<string> {
-  host.model.push(
-    toolCallTurn([
-      { id: `call_${randomUUID()}`, name: 'run_command', arguments: JSON.stringify(input) },
-    ]),
-    textTurn('Done.'),
-  );
-  const result = await host.channel.call('run.submit', {
-    commandId: randomUUID(),
-    input: { text: 'work' },
-  });
-  return String(result['runId']);
-}
-
 function outcomeOf(host: FaultHost, runId: string): Outcome {
   const row = host.query(
     (db) =>
@@ -68,55 +52,16 @@ function outcomeOf(host: FaultHost, runId: string): Outcome {
 }
 
 async function ranUnasked(host: FaultHost, input: object): Promise<Outcome> {
-  const runId = await propose(host, input);
-  await until(`session.idle of ${runId}`, () =>
-    host.typesOf(runId).includes('session.idle') ? true : undefined,
-  );
+  const runId = await proposeCall(host, 'run_command', input);
+  await untilIdle(host, runId);
   expect(host.typesOf(runId)).not.toContain('tool.approval_requested');
   return outcomeOf(host, runId);
 }
 
-interface Pending {
-  id: string;
-  toolCallId: string;
-  inputDigest: string;
-  preview: Record<string, unknown>;
-  reason: string;
-}
-
-async function pendingApproval(host: FaultHost, runId: string): Promise<Pending> {
-  return until(`an approval in ${runId}`, () => {
-    const row = host.query(
-      (db) =>
-        db
-          .prepare(
-            "SELECT id, tool_call_id, input_digest, preview_json, reason FROM approvals WHERE run_id = ? AND state = 'pending'",
-          )
-          .get(runId) as
-          | {
-              id: string;
-              tool_call_id: string;
-              input_digest: string;
-              preview_json: string;
-              reason: string;
-            }
-          | undefined,
-    );
-    if (row === undefined) return undefined;
-    return {
-      id: row.id,
-      toolCallId: row.tool_call_id,
-      inputDigest: row.input_digest,
-      preview: Json.parse(JSON.parse(row.preview_json)),
-      reason: row.reason,
-    };
-  });
-}
-
 /** Proposes `input`, approves it as a person would, and waits for the run to end. */
 async function approved(host: FaultHost, input: object): Promise<Outcome> {
-  const runId = await propose(host, input);
-  const approval = await pendingApproval(host, runId);
+  const runId = await proposeCall(host, 'run_command', input);
+  const approval = await untilApproval(host, runId);
   await host.channel.call('approval.respond', {
     commandId: randomUUID(),
     approvalId: approval.id,
@@ -124,9 +69,7 @@ async function approved(host: FaultHost, input: object): Promise<Outcome> {
     inputDigest: approval.inputDigest,
     decision: 'approve',
   });
-  await until(`session.idle of ${runId}`, () =>
-    host.typesOf(runId).includes('session.idle') ? true : undefined,
-  );
+  await untilIdle(host, runId);
   return outcomeOf(host, runId);
 }
 
@@ -138,8 +81,10 @@ describe.skipIf(!bwrap)(
         config: { policy: { commands: { allow: [['git', 'diff']] } } },
       });
       initRepository(host.host.workspace);
-      const runId = await propose(host, { command: 'GIT_CONFIG_GLOBAL=gitconfig git diff' });
-      const approval = await pendingApproval(host, runId);
+      const runId = await proposeCall(host, 'run_command', {
+        command: 'GIT_CONFIG_GLOBAL=gitconfig git diff',
+      });
+      const approval = await untilApproval(host, runId);
       expect(approval.preview).toMatchObject({
         ruleProposal: {
           offered: false,
@@ -234,10 +179,8 @@ describe.skipIf(!bwrap)(
           '',
         ].join('\n'),
       );
-      const runId = await propose(host, { command: 'git apply fix.patch' });
-      await until(`session.idle of ${runId}`, () =>
-        host.typesOf(runId).includes('session.idle') ? true : undefined,
-      );
+      const runId = await proposeCall(host, 'run_command', { command: 'git apply fix.patch' });
+      await untilIdle(host, runId);
       const outcome = outcomeOf(host, runId);
       expect(outcome.state).toBe('failed');
       expect(outcome.result).toMatchObject({ error: { code: 'protected_path_changed' } });
@@ -256,8 +199,11 @@ describe.skipIf(!bwrap)(
       await using host = await startFaultHost({
         config: { policy: { tools: { run_command: 'allow' } } },
       });
-      const runId = await propose(host, { command: 'npm install', sandbox: { network: true } });
-      const approval = await pendingApproval(host, runId);
+      const runId = await proposeCall(host, 'run_command', {
+        command: 'npm install',
+        sandbox: { network: true },
+      });
+      const approval = await untilApproval(host, runId);
       expect(approval.reason).toContain('network access');
       expect(approval.preview).toMatchObject({ sandbox: { contained: true, network: true } });
     });
