@@ -73,3 +73,36 @@ export function sniffImageType(bytes: Uint8Array): ImageMediaType | null {
     return 'image/webp';
   return null;
 }
+
+/**
+ * Audio types `voice.transcribe` takes (docs/voice.md): what MediaRecorder makes (Opus in
+ * WebM on Chromium and Firefox, AAC in MP4 on Safari) and the usual files. Their bytes must
+ * say the same, as an image's must.
+ */
+const AUDIO_MEDIA_TYPES = [
+  'audio/webm',
+  'audio/mp4',
+  'audio/ogg',
+  'audio/mpeg',
+  'audio/wav',
+] as const;
+type AudioMediaType = (typeof AUDIO_MEDIA_TYPES)[number];
+
+export function isAudioMediaType(mediaType: string): mediaType is AudioMediaType {
+  return (AUDIO_MEDIA_TYPES as readonly string[]).includes(mediaType);
+}
+
+/** The audio type the first bytes of a file say (WebM, MP4, Ogg, MP3, WAV), or null. */
+export function sniffAudioType(bytes: Uint8Array): AudioMediaType | null {
+  if (startsWith(bytes, [0x1a, 0x45, 0xdf, 0xa3])) return 'audio/webm';
+  if (startsWith(bytes, [0x66, 0x74, 0x79, 0x70], 4)) return 'audio/mp4';
+  if (startsWith(bytes, [0x4f, 0x67, 0x67, 0x53])) return 'audio/ogg';
+  if (
+    startsWith(bytes, [0x49, 0x44, 0x33]) ||
+    (bytes[0] === 0xff && ((bytes[1] ?? 0) & 0xe0) === 0xe0)
+  )
+    return 'audio/mpeg';
+  if (startsWith(bytes, [0x52, 0x49, 0x46, 0x46]) && startsWith(bytes, [0x57, 0x41, 0x56, 0x45], 8))
+    return 'audio/wav';
+  return null;
+}

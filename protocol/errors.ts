@@ -44,6 +44,7 @@ export const ERROR_CODES = {
   merge_conflict: { http: 409, close: null, retryable: false },
   workspace_denied: { http: 403, close: null, retryable: false },
   payload_too_large: { http: 413, close: null, retryable: false },
+  transcription_failed: { http: 502, close: null, retryable: false },
   rate_limited: { http: 429, close: CloseCode.rateLimited, retryable: true },
   persistence_failed: { http: 503, close: null, retryable: true },
   unavailable: { http: 503, close: CloseCode.goingAway, retryable: true },

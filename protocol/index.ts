@@ -98,8 +98,10 @@ export { TokenUsage } from './usage.js';
 export {
   ATTACHMENT_CHUNK_BYTES,
   attachmentChunks,
+  isAudioMediaType,
   isImageMediaType,
   MAX_RUN_ATTACHMENTS,
+  sniffAudioType,
   sniffImageType,
 } from './attachments.js';
 export { Attachment, AttachmentProgress } from './attachment-records.js';

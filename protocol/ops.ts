@@ -349,6 +349,19 @@ export const OPS = {
     /** `AttachmentProgress` of protocol/attachment-records.ts: parsed where it is used. */
     result: EmptyResult,
   },
+  /**
+   * An audio attachment made text by the host's transcription endpoint (docs/voice.md):
+   * `{text}`, parsed where it is used; the audio is deleted once transcribed.
+   */
+  'voice.transcribe': {
+    command: true,
+    args: z.strictObject({
+      commandId: CommandId,
+      attachmentId: AttachmentId,
+      language: z.optional(z.string().check(z.maxLength(16))),
+    }),
+    result: EmptyResult,
+  },
 } as const;
 
 export type OpName = keyof typeof OPS;

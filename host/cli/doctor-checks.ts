@@ -50,6 +50,7 @@ const PRIVATE_FILES = [
   'host-key.json',
   'push-key.json',
   'model-key.json',
+  'voice-key.json',
   'admin.json',
   'config.json',
   'tether.db',

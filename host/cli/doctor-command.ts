@@ -6,7 +6,7 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError, loadHostConfig, type HostConfig } from '../config/index.js';
-import { withStoredModelKey } from '../identity/index.js';
+import { withStoredKeys } from '../identity/index.js';
 import { detectSandbox } from '../sandbox/index.js';
 import { parseCommandArgs, tetherCommand } from '../../common/cli/index.js';
 import {
@@ -21,6 +21,7 @@ import {
   type CheckResult,
 } from './doctor-checks.js';
 import { checkModel } from './doctor-model.js';
+import { checkVoice } from './doctor-voice.js';
 import { checkHost, checkLan, checkService, runningHost } from './doctor-network.js';
 import { checkTailscale } from './doctor-tailscale.js';
 import { hostNearby } from './admin-client.js';
@@ -33,7 +34,8 @@ import { errorMessage } from '../../protocol/index.js';
 export const DOCTOR_USAGE = `Usage: tether doctor [--data DIR] [--config FILE] [--json]
 
 Checks Node, the data directory, the database and whether its history went back in
-time, runs' worktrees left behind or unanswered, the model endpoint and key, the Keychain,
+time, runs' worktrees left behind or unanswered, the model endpoint and key, the
+transcription endpoint of the phone's microphone (warn only), the Keychain,
 the HTTPS certificates, LAN and .local name, tailscale serve, push, the service and free
 disk space. One line per check (ok, warn, FAIL or skip); each failure or warning says the
 command that fixes it. Exits 1 when a check failed; warnings leave it 0.
@@ -58,7 +60,7 @@ async function configChecks(loaded: HostConfig, signal: AbortSignal): Promise<Ch
   let config = loaded;
   let keyProblem: CheckResult | undefined;
   try {
-    config = await withStoredModelKey(loaded, process.platform);
+    config = await withStoredKeys(loaded, process.platform);
   } catch (error) {
     keyProblem = {
       id: 'model',
@@ -78,14 +80,16 @@ async function configChecks(loaded: HostConfig, signal: AbortSignal): Promise<Ch
     published: host?.tailnetOrigin,
   });
   const https = host?.url.startsWith('https:') ?? config.https;
-  const [model, keychain, lan, service] = await Promise.all([
+  const [model, voice, keychain, lan, service] = await Promise.all([
     keyProblem ?? checkModel(config, signal, process.env, demoBeside),
+    checkVoice(config, signal),
     checkKeychain(config),
     checkLan(port),
     checkService(config.dataDir),
   ]);
   return [
     model,
+    voice,
     keychain,
     checkHttps(config),
     ...lan,

@@ -9,7 +9,12 @@ import type { HostConfig } from '../config/index.js';
 import type { Logger, Redactor } from '../log/index.js';
 import { Agents } from '../agents/index.js';
 import { McpServers, type ServerGroupRecord } from '../mcp/index.js';
-import { createDemoModel, createModelAdapter, DEMO_MODEL_NAME } from '../model/index.js';
+import {
+  createDemoModel,
+  createModelAdapter,
+  createTranscriber,
+  DEMO_MODEL_NAME,
+} from '../model/index.js';
 import { createHostPolicy } from '../policy/index.js';
 import { PushDispatcher } from '../push/index.js';
 import { Runtime, type RuntimeModel } from '../runtime/index.js';
@@ -139,6 +144,10 @@ export function createHostRuntime(
       policy: policy.decide,
       configAllowRules: config.policy.commands.allow,
       killProcessGroup: (pgid) => killProcessGroup(pgid, 2_000),
+      transcriber:
+        config.voice === null
+          ? null
+          : createTranscriber({ ...config.voice, secrets: secrets.redactor }),
     },
     (error) =>
       log.error('a run failed unexpectedly', {

@@ -1,6 +1,6 @@
 /**
  * Every secret a starting host holds, read once and registered before anything is written:
- * the model's keys (then forgotten from the environment), the MCP servers' secrets, the
+ * the model's keys (then forgotten from the environment), the transcription endpoint's, the MCP servers' secrets, the
  * host's identity and push keys, and the admin token. One Redactor masks them in event
  * payloads, run errors and model errors; the logger keeps its own copy.
  */
@@ -42,6 +42,7 @@ export async function gatherSecrets(config: HostConfig, log: Logger): Promise<Ho
   for (const secret of modelKeys) keep(secret);
   // Read once: from here on no child (an approved command) can find it in our environment.
   forgetModelKeys(process.env, modelKeys);
+  for (const secret of modelSecrets(config.voice, {})) keep(secret);
   const reading: ResolveOptions = {
     env: process.env,
     readFile: (path) =>

@@ -21,6 +21,7 @@ Commands:
   history             whether the host's database went back in time; --acknowledge once seen
   model <action>      set the model endpoint (model set) and keep its key (model set-key)
   models              list the models the model endpoint offers (its GET /models)
+  voice <action>      the speech-to-text endpoint of the phone's microphone: set, show, unset
   service <action>    run the host as a login service: install, uninstall, restart, status, logs
   remote <command>    use a host from this computer as a remote (tether remote help)
   version             print the version
@@ -59,6 +60,10 @@ const HOST_COMMANDS = {
   model: async () => {
     const { modelCommand, MODEL_USAGE } = await import('./model-command.js');
     return { run: modelCommand, usage: MODEL_USAGE };
+  },
+  voice: async () => {
+    const { voiceCommand, VOICE_USAGE } = await import('./voice-command.js');
+    return { run: voiceCommand, usage: VOICE_USAGE };
   },
   models: async () => {
     const { modelsCommand, MODELS_USAGE } = await import('./models-command.js');
@@ -165,6 +170,7 @@ export async function main(argv: readonly string[]): Promise<number> {
       case 'service':
       case 'model':
       case 'models':
+      case 'voice':
       case 'doctor':
       case 'history':
         return await runHostCommand(command, rest);

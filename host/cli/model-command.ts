@@ -5,12 +5,11 @@
  */
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { z } from 'zod';
 import { ensureDataDir, loadHostConfig, writeModelSettings } from '../config/index.js';
-import { storeModelKey } from '../identity/index.js';
+import { storeEndpointKey } from '../identity/index.js';
 import { parseCommandArgs, UsageError } from '../../common/cli/index.js';
 import type { HostCommandContext } from './host-command.js';
-import { readSecretInput } from './read-secret-input.js';
+import { EndpointKey, readSecretInput } from './read-secret-input.js';
 
 /** The usage text of `model`, for `--help` and command-line errors. */
 export const MODEL_USAGE = `Usage: tether model set --base-url URL --model NAME [--provider NAME] [--data DIR | --config FILE]
@@ -33,16 +32,6 @@ const FLAGS = {
   model: { type: 'string' },
   provider: { type: 'string' },
 } as const;
-
-/** Printable, without spaces: what providers' keys look like, and what `security -i` takes. */
-const ModelKey = z
-  .string()
-  .trim()
-  .min(1, { error: 'no key was given' })
-  .max(2000, { error: 'the key is longer than 2000 characters' })
-  .regex(/^[\x21-\x7e]+$/, {
-    error: 'the key has spaces or characters a model key does not have',
-  });
 
 /** Runs `tether model …`; resolves with the exit code. */
 export async function modelCommand(
@@ -91,7 +80,7 @@ export async function modelCommand(
         homedir: homedir(),
       });
       const input = await readSecretInput('Model API key (not shown): ', ctx.signal);
-      const key = ModelKey.safeParse(input ?? '');
+      const key = EndpointKey.safeParse(input ?? '');
       if (!key.success) {
         ctx.err(
           `tether model set-key: ${key.error.issues[0]?.message ?? 'invalid key'}; nothing was stored\n`,
@@ -99,7 +88,8 @@ export async function modelCommand(
         return 1;
       }
       ensureDataDir(config.dataDir);
-      const where = await storeModelKey(
+      const where = await storeEndpointKey(
+        'model',
         {
           dataDir: config.dataDir,
           platform: process.platform,

@@ -4,7 +4,7 @@
  */
 import { homedir } from 'node:os';
 import { checkModelFlags, loadHostConfig, modelSecrets } from '../config/index.js';
-import { withStoredModelKey } from '../identity/index.js';
+import { withStoredKeys } from '../identity/index.js';
 import { Redactor } from '../log/index.js';
 import { listModels } from '../model/index.js';
 import { formatTable, parseCommandArgs, UsageError } from '../../common/cli/index.js';
@@ -59,7 +59,7 @@ export async function modelsCommand(
     platform: process.platform,
     homedir: homedir(),
   });
-  const config = await withStoredModelKey(loaded, process.platform);
+  const config = await withStoredKeys(loaded, process.platform);
   if (config.model === null) {
     throw new UsageError(
       'no model endpoint is configured: pass --base-url, set TETHER_MODEL_BASE_URL, or run tether model set',

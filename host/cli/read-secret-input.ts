@@ -1,6 +1,20 @@
 /**
  * Reading a secret typed by a person without echoing it, or piped on stdin.
  */
+import { z } from 'zod';
+
+/**
+ * An endpoint's API key as typed or piped: printable, without spaces, as providers' keys
+ * are and as `security -i` takes them.
+ */
+export const EndpointKey = z
+  .string()
+  .trim()
+  .min(1, { error: 'no key was given' })
+  .max(2000, { error: 'the key is longer than 2000 characters' })
+  .regex(/^[\x21-\x7e]+$/, {
+    error: 'the key has spaces or characters an API key does not have',
+  });
 
 /**
  * The first line of stdin. On a terminal, echo goes off (raw mode), then `prompt` goes to

@@ -7,7 +7,7 @@
 import { homedir } from 'node:os';
 import { ensureDataDir, loadHostConfig, redactedConfig, type HostConfig } from '../config/index.js';
 import { armFaultPoints } from '../faults/index.js';
-import { withStoredModelKey } from '../identity/index.js';
+import { withStoredKeys } from '../identity/index.js';
 import { createLogger, type Logger, type LogRotation } from '../log/index.js';
 import { createPowerWatch } from '../power/index.js';
 import type { Runtime } from '../runtime/index.js';
@@ -96,7 +96,7 @@ async function startLocked(
   print: (line: string) => void,
   options: StartHostOptions,
 ): Promise<RunningHost> {
-  const config = await withStoredModelKey(start.config, process.platform);
+  const config = await withStoredKeys(start.config, process.platform);
   const workspaces = hostWorkspaces(config);
   const log: Logger = createLogger({
     level: config.logLevel,

@@ -10,6 +10,7 @@ export { loadHostConfig } from './load-host-config.js';
 export { forgetModelKeys, modelSecrets } from './model-secrets.js';
 export { redactedConfig } from './redact.js';
 export { checkModelFlags, writeModelSettings } from './write-model-settings.js';
+export { removeVoiceSettings, writeVoiceSettings } from './write-voice-settings.js';
 export type {
   ConfigIssue,
   HostConfig,

@@ -98,6 +98,7 @@ export function loadHostConfig(options: LoadHostConfigOptions): HostConfig {
     hostName: env.TETHER_HOST_NAME ?? fromFile.hostName ?? defaultHostName(),
     workspaces,
     model: demo ? null : model,
+    voice: fromFile.voice ?? null,
     https: flags['--https'] !== undefined,
     tailscale: flags['--tailscale'] !== undefined,
     demo,

@@ -3,11 +3,12 @@
  */
 import type { AgentsConfig } from '../agents/index.js';
 import type { McpConfig } from '../mcp/index.js';
-import type { HostConfig, ModelSettings } from './types.js';
+import type { HostConfig, ModelSettings, VoiceSettings } from './types.js';
 
-/** {@link HostConfig} with the model's API key replaced by `"***"`. */
-export type RedactedHostConfig = Omit<HostConfig, 'model'> & {
+/** {@link HostConfig} with the model's and the voice endpoint's API keys replaced by `"***"`. */
+export type RedactedHostConfig = Omit<HostConfig, 'model' | 'voice'> & {
   model: (Omit<ModelSettings, 'apiKey'> & { apiKey?: '***' }) | null;
+  voice: (Omit<VoiceSettings, 'apiKey'> & { apiKey?: '***' }) | null;
 };
 
 /** MCP `env` and `headers` with plain values masked: a token may have been written there. */
@@ -60,14 +61,16 @@ function redactedAgents(agents: AgentsConfig): AgentsConfig {
 
 /** The configuration with every secret masked, for the start-up log line. */
 export function redactedConfig(config: HostConfig): RedactedHostConfig {
-  const mcp = redactedMcp(config.mcp);
-  const agents = redactedAgents(config.agents);
-  if (config.model === null) return { ...config, mcp, agents, model: null };
-  const { apiKey, ...model } = config.model;
+  const masked = <S extends { apiKey?: string }>(settings: S | null) => {
+    if (settings === null) return null;
+    const { apiKey, ...rest } = settings;
+    return apiKey === undefined ? rest : { ...rest, apiKey: '***' as const };
+  };
   return {
     ...config,
-    mcp,
-    agents,
-    model: apiKey === undefined ? model : { ...model, apiKey: '***' },
+    mcp: redactedMcp(config.mcp),
+    agents: redactedAgents(config.agents),
+    model: masked(config.model),
+    voice: masked(config.voice),
   };
 }

@@ -58,6 +58,10 @@ const ModelName = z
   .string({ error: 'expected a model name' })
   .min(1, { error: 'expected a model name' })
   .max(200, { error: 'expected at most 200 characters' });
+/** The language spoken, as transcription endpoints take it: ISO 639-1 (`en`, `de`). */
+const Language = z
+  .string({ error: 'expected a language code such as en or de (ISO 639-1)' })
+  .regex(/^[a-z]{2,3}$/, { error: 'expected a language code such as en or de (ISO 639-1)' });
 const Path = z.string({ error: 'expected a path' }).min(1, { error: 'expected a path' });
 
 /**
@@ -173,6 +177,20 @@ export const ConfigFile = z.strictObject(
           ).optional(),
         },
         { error: 'expected an object' },
+      )
+      .optional(),
+    /** The speech-to-text endpoint of `voice.transcribe` (docs/voice.md); its key is kept apart. */
+    voice: z
+      .strictObject(
+        {
+          baseUrl: BaseUrl,
+          model: ModelName,
+          language: Language.optional(),
+        },
+        {
+          error:
+            'expected {"baseUrl": "https://…", "model": "NAME", "language"?: "en"} (tether voice set writes it)',
+        },
       )
       .optional(),
     limits: z

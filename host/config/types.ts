@@ -31,6 +31,19 @@ export interface ModelSettings {
   contextTokens?: number;
 }
 
+/**
+ * The OpenAI-compatible speech-to-text endpoint (`POST {baseUrl}/audio/transcriptions`)
+ * `voice.transcribe` sends recordings to (docs/voice.md).
+ */
+export interface VoiceSettings {
+  baseUrl: string;
+  model: string;
+  /** The language spoken (ISO 639-1), when the user set one; a request's own wins. */
+  language?: string;
+  /** Secret, from `tether voice set --key-stdin`: never logged, stored or sent elsewhere. */
+  apiKey?: string;
+}
+
 /** Bounds on runs (docs/architecture.md, "Memory is bounded everywhere"). */
 export interface RunLimits {
   /** Runs that may be active on the host at once. */
@@ -100,6 +113,8 @@ export interface HostConfig {
   workspaces: Workspace[];
   /** Null when no model is configured (or with `demo`): the host still starts and pairs. */
   model: ModelSettings | null;
+  /** Null when no transcription endpoint is configured: `voice.transcribe` then says how. */
+  voice: VoiceSettings | null;
   /** `--https`: serve HTTPS with the local CA kept in `<dataDir>/tls`. */
   https: boolean;
   /** `--tailscale`: publish the host with `tailscale serve` and pair on its ts.net origin. */

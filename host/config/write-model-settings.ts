@@ -2,11 +2,10 @@
  * `tether model set`: the non-secret model settings written into the config file, its
  * other keys kept, the result validated as the host would read it.
  */
-import { readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { ConfigError } from './config-error.js';
+import { rewriteConfigFile } from './rewrite-config-file.js';
 import { ConfigFile, parseSource } from './schema.js';
 import type { ConfigIssue } from './types.js';
-import { errorMessage } from '../../protocol/index.js';
 
 /** The settings `tether model set` may change; the key is never one of them. */
 export interface ModelSettingsChange {
@@ -55,48 +54,11 @@ export function checkModelFlags(change: ModelSettingsChange): void {
  */
 export function writeModelSettings(path: string, change: ModelSettingsChange): void {
   checkModelFlags(change);
-  const source = `config file ${path}`;
-  const issues: ConfigIssue[] = [];
-  let current: Record<string, unknown> = {};
-  let mode = 0o600;
-  let text: string | null = null;
-  try {
-    text = readFileSync(path, 'utf8');
-    mode = statSync(path).mode & 0o777;
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code !== 'ENOENT') {
-      throw new ConfigError([{ source, field: '(file)', message: `cannot read: ${code}` }]);
-    }
-  }
-  if (text !== null) {
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch (error) {
-      const reason = errorMessage(error);
-      throw new ConfigError([{ source, field: '(file)', message: `not valid JSON: ${reason}` }]);
-    }
-    if (typeof json !== 'object' || json === null || Array.isArray(json)) {
-      throw new ConfigError([{ source, field: '(root)', message: 'expected a JSON object' }]);
-    }
-    current = json as Record<string, unknown>;
-  }
-  const model = current['model'];
-  const next = {
-    ...current,
-    model: { ...(typeof model === 'object' && model !== null ? model : {}), ...change },
-  };
-  if (parseSource(ConfigFile, next, source, issues) === undefined || issues.length > 0) {
-    throw new ConfigError(issues);
-  }
-  const temp = `${path}.${process.pid}.tmp`;
-  try {
-    writeFileSync(temp, `${JSON.stringify(next, null, 2)}\n`, { mode, flag: 'wx' });
-    renameSync(temp, path);
-  } catch (error) {
-    rmSync(temp, { force: true });
-    const code = (error as NodeJS.ErrnoException).code ?? String(error);
-    throw new ConfigError([{ source, field: '(file)', message: `cannot write: ${code}` }]);
-  }
+  rewriteConfigFile(path, (current) => {
+    const model = current['model'];
+    return {
+      ...current,
+      model: { ...(typeof model === 'object' && model !== null ? model : {}), ...change },
+    };
+  });
 }

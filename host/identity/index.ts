@@ -4,7 +4,12 @@
 
 export { loadOrCreateHostIdentity } from './load-host-identity.js';
 export { loadOrCreatePushKeys } from './load-push-keys.js';
-export { storeModelKey, withStoredModelKey } from './model-key.js';
+export {
+  loadEndpointKey,
+  removeEndpointKey,
+  storeEndpointKey,
+  withStoredKeys,
+} from './endpoint-keys.js';
 export type { PushKeys } from './types.js';
 export { readPrivateFile } from './private-file.js';
 export { readKeychainItem } from './security-keychain.js';

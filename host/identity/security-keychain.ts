@@ -52,7 +52,14 @@ export function securityKeychain(command = '/usr/bin/security'): HostKeyKeychain
       throw new Error('the Keychain item did not read back as written');
     }
   };
-  return { read, write };
+  const remove = async (service: string, signal?: AbortSignal): Promise<boolean> => {
+    const args = ['delete-generic-password', '-a', ACCOUNT, '-s', service];
+    const outcome = await run(command, args, '', signal);
+    if (outcome.code === ITEM_NOT_FOUND) return false;
+    if (outcome.code !== 0) throw failure('delete-generic-password', outcome);
+    return true;
+  };
+  return { read, write, remove };
 }
 
 /**

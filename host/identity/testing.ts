@@ -5,4 +5,4 @@
 export type { HostKeyKeychain } from './types.js';
 export { hostKeyFilePath } from './host-key-file.js';
 export { securityKeychain } from './security-keychain.js';
-export { modelKeyFilePath } from './model-key.js';
+export { endpointKeyFilePath } from './endpoint-keys.js';

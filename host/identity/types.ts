@@ -31,6 +31,8 @@ export interface HostKeyKeychain {
   read(service: string, signal?: AbortSignal): Promise<string | null>;
   /** Stores `secret` under `service` (replacing it) and confirms it reads back. */
   write(service: string, secret: string, signal?: AbortSignal): Promise<void>;
+  /** Removes the item of `service`; resolves with whether there was one. */
+  remove(service: string, signal?: AbortSignal): Promise<boolean>;
 }
 
 export interface LoadHostIdentityOptions {

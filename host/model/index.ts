@@ -15,4 +15,5 @@ export type {
 export { PROVIDER_KINDS } from './types.js';
 export { createModelAdapter } from './model-adapter.js';
 export { listModels } from './model-list.js';
+export { createTranscriber, type Transcriber } from './transcription.js';
 export { createDemoModel, DEMO_MODEL_LABEL, DEMO_MODEL_NAME } from './demo-model.js';

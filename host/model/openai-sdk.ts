@@ -10,6 +10,7 @@ import OpenAI, {
   APIError,
   APIUserAbortError,
 } from 'openai';
+export { toFile } from 'openai';
 import { classifyApiError, modelFailure } from './error-classes.js';
 import { dialectFetch } from './provider-wire.js';
 import { retryAfterMs, retryInfoDelayMs } from './retry-policy.js';

@@ -1,15 +1,17 @@
 /**
  * Attachments from remotes (docs/attachments.md): each chunk of `attachment.put` is a
  * command, stored once; the last is checked against the size and digest of the whole;
- * images must be what their media type says. `run.submit` and `run.continue` name complete
+ * images and recordings must be what their media type says. `run.submit` and `run.continue` name complete
  * attachments, checked in their own transaction against the run's bound.
  */
 import {
   ATTACHMENT_CHUNK_BYTES,
   attachmentChunks,
   fromB64u,
+  isAudioMediaType,
   isImageMediaType,
   MAX_RUN_ATTACHMENTS,
+  sniffAudioType,
   sniffImageType,
   TetherError,
   type Attachment,
@@ -117,14 +119,23 @@ function chunkBytes(args: OpArgs<'attachment.put'>): Uint8Array {
   return bytes;
 }
 
-/** An image must be what its media type says, from its first bytes. */
+/** An image or a recording must be what its media type says, from its first bytes. */
 function checkMediaType(args: OpArgs<'attachment.put'>, first: Uint8Array): void {
-  if (!isImageMediaType(args.mediaType)) return;
-  const sniffed = sniffImageType(first);
+  let sniffed: string | null;
+  let kinds: string;
+  if (isImageMediaType(args.mediaType)) {
+    sniffed = sniffImageType(first);
+    kinds = 'a PNG, JPEG, GIF or WebP image';
+  } else if (isAudioMediaType(args.mediaType)) {
+    sniffed = sniffAudioType(first);
+    kinds = 'WebM, MP4, Ogg, MP3 or WAV audio';
+  } else {
+    return;
+  }
   if (sniffed === args.mediaType) return;
   throw invalid(
     'mediaType',
-    `${args.name} is labelled ${args.mediaType} but its bytes are ${sniffed ?? 'not a PNG, JPEG, GIF or WebP image'}: send it with the type it has`,
+    `${args.name} is labelled ${args.mediaType} but its bytes are ${sniffed ?? `not ${kinds}`}: send it with the type it has`,
   );
 }
 

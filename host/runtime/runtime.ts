@@ -46,6 +46,7 @@ import { addRule, listRules, removeRule, type RuleContext } from './rule-command
 import { RunQueries } from './run-queries.js';
 import { pruneRetained } from './retention.js';
 import { RunScheduler } from './run-scheduler.js';
+import { VoiceTranscription } from './voice-transcription.js';
 import { WorktreeRuns } from './worktree-runs.js';
 import { openSubscription, type Subscription } from './subscriptions.js';
 import { defaultPolicy, toolTable } from './tool-table.js';
@@ -75,6 +76,8 @@ export class Runtime {
   readonly pushes: PushSubscriptions;
   /** Where full outputs and artifacts live on disk (download links). */
   readonly outputs: OutputFiles;
+  /** Recordings made text by the transcription endpoint (`voice.transcribe`). */
+  readonly voice: VoiceTranscription;
   private readonly live = new LiveHub((runId) => this.store.runs.getRun(runId)?.sessionId ?? null);
   private readonly queries: RunQueries;
   private readonly scheduler: RunScheduler;
@@ -122,6 +125,7 @@ export class Runtime {
     this.pairing = new PairingLedger(store);
     this.pushes = new PushSubscriptions(store, options.push);
     this.outputs = new OutputFiles(store);
+    this.voice = new VoiceTranscription(store, options.transcriber ?? null);
     this.expiry = new ApprovalExpiry(store, this.scheduler, reportError);
     this.orphans = new OrphanGroups(store, options.killProcessGroup, reportError);
     this.commands = {
@@ -181,6 +185,7 @@ export class Runtime {
       recorded(() => this.cancel({ commandId, runId: run.id }, 'host'));
     }
     this.expiry.stop();
+    this.voice.stop();
     await this.scheduler.drain(timeoutMs);
     recorded(() =>
       this.store.write((tx) =>

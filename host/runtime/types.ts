@@ -8,7 +8,7 @@ import type {
   PreviewMessage,
 } from '../../protocol/index.js';
 import type { StartedAgent } from '../agents/index.js';
-import type { ModelAdapter } from '../model/index.js';
+import type { ModelAdapter, Transcriber } from '../model/index.js';
 import type { AddedRule, PolicyDecision } from '../policy/index.js';
 import type { PushDispatcher } from '../push/index.js';
 import type { ToolAccess, ToolDefinition } from '../tools/index.js';
@@ -143,6 +143,8 @@ export interface RuntimeOptions {
   prices?: ModelPrices;
   /** ACP agents a run may be given to (`run.submit`'s `agent`, docs/agents.md). */
   agents?: AgentLauncher;
+  /** The transcription endpoint of `voice.transcribe` (docs/voice.md); none by default. */
+  transcriber?: Transcriber | null;
 }
 
 /** Not durable: streaming text and output tails, for whoever is watching now. */

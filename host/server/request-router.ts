@@ -106,6 +106,8 @@ function hostInfoResult(host: RouterContext): OpResult<'host.info'> {
     workspaces: runtime.workspaces.map((workspace) => ({ ...workspace })),
     ...(runtime.mcpServers === null ? {} : { mcpServers: runtime.mcpServers }),
     ...(runtime.agents === null ? {} : { agents: runtime.agents }),
+    // Whether the microphone can be transcribed; nothing of the endpoint itself.
+    voice: { configured: runtime.voice.configured },
     ...(runtime.pushes.vapidPublicKey === null
       ? {}
       : { push: { vapidPublicKey: runtime.pushes.vapidPublicKey } }),
@@ -210,6 +212,8 @@ const HANDLERS: { [O in OpName]: Handler<O> } = {
   'attachment.put': ({ host, deviceId }, args) => host.runtime.putAttachment(args, deviceId),
   'attachment.status': ({ host, deviceId }, args) =>
     host.runtime.attachmentStatus(args.attachmentId, deviceId),
+  // The endpoint answers before the host does: this answer is a promise.
+  'voice.transcribe': ({ host, deviceId }, args) => host.runtime.voice.transcribe(args, deviceId),
 };
 
 function handle<O extends OpName>(

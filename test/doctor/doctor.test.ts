@@ -21,6 +21,7 @@ import {
 import { tempDir, type TempDir } from '../support/temp-dir.js';
 import { writeFakeTools } from '../service/fake-tools.js';
 import { writeFakeTailscale } from '../support/fake-tailscale.js';
+import { startFakeTranscriptionServer } from '../support/fake-transcription-server.js';
 
 const Report = z.strictObject({
   ok: z.boolean(),
@@ -231,6 +232,53 @@ describe('tether doctor', () => {
     );
     expect(modelCheck.fix).not.toContain('TETHER_MODEL_BASE_URL');
   });
+
+  it(
+    'checks the transcription endpoint, warn-only: unset, answering with its key, down (issue 28)',
+    { timeout: 120_000 },
+    async () => {
+      using dir = tempDir('tether-doctor-voice-');
+      const dataDir = join(dir.path, 'data');
+      mkdirSync(dataDir, { recursive: true });
+      expect(check((await doctor(dataDir)).report, 'voice')).toMatchObject({
+        status: 'skip',
+        detail: expect.stringContaining('no transcription endpoint') as string,
+        fix: expect.stringContaining('voice set --base-url') as string,
+      });
+
+      await using speech = await startFakeTranscriptionServer();
+      const set = await runTether(
+        [
+          'voice',
+          'set',
+          '--base-url',
+          speech.baseUrl,
+          '--model',
+          'whisper-test',
+          '--data',
+          dataDir,
+        ],
+        home.path,
+        { TETHER_KEY_STORE: 'file' },
+      );
+      expect(set.code, set.stderr).toBe(0);
+      const up = await doctor(dataDir);
+      expect(check(up.report, 'voice')).toMatchObject({
+        status: 'pass',
+        detail: `whisper-test at ${speech.baseUrl} answers`,
+      });
+
+      await speech.close();
+      const down = await doctor(dataDir);
+      const voice = check(down.report, 'voice');
+      expect(voice.status).toBe('warn');
+      expect(voice.detail).toContain(`cannot reach ${speech.baseUrl}: refused`);
+      expect(voice.fix).toContain('voice set --base-url URL');
+      expect(
+        down.report.checks.filter((entry) => entry.status === 'fail').map((entry) => entry.id),
+      ).not.toContain('voice');
+    },
+  );
 
   it('sees a demo host running beside the data directory it was asked about', async () => {
     using dir = tempDir('tether-doctor-demo-');

@@ -267,6 +267,35 @@ describe('errors', () => {
     ]);
   });
 
+  it('reads the transcription endpoint, and refuses a partial or bad one, naming it (issue 28)', () => {
+    expect(load().voice).toBeNull();
+    const good = writeConfig(join(root, 'voice.json'), {
+      voice: {
+        baseUrl: 'https://api.groq.com/openai/v1',
+        model: 'whisper-large-v3',
+        language: 'de',
+      },
+    });
+    expect(load({ argv: ['--config', good] }).voice).toEqual({
+      baseUrl: 'https://api.groq.com/openai/v1',
+      model: 'whisper-large-v3',
+      language: 'de',
+    });
+    const bad = writeConfig(join(root, 'voice-bad.json'), {
+      voice: { baseUrl: 'ftp://example.org', language: 'German', apiKey: 'sk-x' },
+    });
+    expect(issuesOf(() => load({ argv: ['--config', bad] }))).toEqual([
+      `config file ${bad}: voice.baseUrl: expected an http or https URL`,
+      `config file ${bad}: voice.model: expected a model name`,
+      `config file ${bad}: voice.language: expected a language code such as en or de (ISO 639-1)`,
+      `config file ${bad}: voice.apiKey: unknown setting`,
+    ]);
+    const notObject = writeConfig(join(root, 'voice-string.json'), { voice: 'whisper' });
+    expect(issuesOf(() => load({ argv: ['--config', notObject] }))).toEqual([
+      `config file ${notObject}: voice: expected {"baseUrl": "https://…", "model": "NAME", "language"?: "en"} (tether voice set writes it)`,
+    ]);
+  });
+
   it('reads prices per model and refuses unknown or bad price settings, naming them', () => {
     const price = { inputPerMTok: 0.27, cachedInputPerMTok: 0.07, outputPerMTok: 1.1 };
     const good = writeConfig(join(root, 'prices.json'), { prices: { 'deepseek-chat': price } });

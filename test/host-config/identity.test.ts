@@ -33,6 +33,7 @@ function fakeKeychain(failWith?: string): HostKeyKeychain & { items: Map<string,
       items.set(service, secret);
       return Promise.resolve();
     },
+    remove: (service) => (failWith ? fail() : Promise.resolve(items.delete(service))),
   };
 }
 

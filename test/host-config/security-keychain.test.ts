@@ -53,6 +53,12 @@ function execute(args) {
     fs.writeFileSync(at('items.json'), JSON.stringify(items));
     return 0;
   }
+  if (args[0] === 'delete-generic-password') {
+    if (!(key in items)) return 44;
+    delete items[key];
+    fs.writeFileSync(at('items.json'), JSON.stringify(items));
+    return 0;
+  }
   return 2;
 }
 let code = 0;
@@ -114,6 +120,17 @@ describe('securityKeychain', () => {
       service,
       '-w',
     ]);
+  });
+
+  it('removes an item by its names, and says when there was none', async () => {
+    const keychain = securityKeychain(command);
+    const service = 'Tether voice key (/Users/a/Library/Application Support/Tether)';
+    await keychain.write(service, 'gsk-voice-key-0123456789');
+    expect(await keychain.remove(service)).toBe(true);
+    expect(await keychain.read(service)).toBeNull();
+    expect(await keychain.remove(service)).toBe(false);
+    const removal = calls().find((call) => call.argv[0] === 'delete-generic-password');
+    expect(removal?.argv).toEqual(['delete-generic-password', '-a', 'tether-host', '-s', service]);
   });
 
   it('rejects with the exit status when the Keychain cannot be used', async () => {

@@ -115,6 +115,7 @@ export const opSamples: Record<OpName, { args: object; result: object }> = {
       history: {
         rewound: { detectedAt: 1, head: 12, knownHead: 40, by: 'host', count: 1 },
       },
+      voice: { configured: true },
     },
   },
   'run.submit': {
@@ -326,6 +327,10 @@ export const opSamples: Record<OpName, { args: object; result: object }> = {
   'attachment.status': {
     args: { attachmentId: 'att_0123456789abcdef' },
     result: { attachmentId: 'att_0123456789abcdef', received: 0, total: 24, complete: false },
+  },
+  'voice.transcribe': {
+    args: { commandId, attachmentId: 'att_0123456789abcdef', language: 'en' },
+    result: { text: 'Fix the login button on the settings page.' },
   },
 };
 

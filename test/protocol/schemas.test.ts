@@ -55,6 +55,7 @@ describe('ops', () => {
       'run.integrate',
       'run.submit',
       'toolcall.reconcile',
+      'voice.transcribe',
     ]);
     for (const op of commands) {
       const args = { ...opSamples[op].args, commandId: undefined };

@@ -61,5 +61,7 @@ function describe(command: PendingCommand): string {
       return 'Review';
     case 'attachment.put':
       return 'Send a file';
+    case 'voice.transcribe':
+      return 'Transcribe a recording';
   }
 }
