@@ -43,10 +43,15 @@ export const IPHONE: BrowserContextOptions = {
 };
 
 /**
- * Launches Chromium. A missing browser fails the test with what to install: the browser
- * tests never skip themselves.
+ * Launches Chromium, with `fakeMedia` a fake microphone granted to every page. A missing
+ * browser fails the test with what to install: the browser tests never skip themselves.
  */
-export async function launchChromium(): Promise<Browser> {
+export async function launchChromium(
+  options: {
+    /** A fake microphone (a beeping tone) that pages may use without asking. */
+    fakeMedia?: boolean;
+  } = {},
+): Promise<Browser> {
   if (!existsSync(CHROMIUM_PATH)) {
     throw new Error(
       `Chromium is not installed at ${CHROMIUM_PATH}: the browser tests need Debian's chromium ` +
@@ -54,7 +59,10 @@ export async function launchChromium(): Promise<Browser> {
         'or TETHER_CHROMIUM=/path/to/chromium',
     );
   }
-  return chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
+  const media = options.fakeMedia
+    ? ['--use-fake-device-for-media-stream', '--use-fake-ui-for-media-stream']
+    : [];
+  return chromium.launch({ executablePath: CHROMIUM_PATH, args: [...CHROMIUM_ARGS, ...media] });
 }
 
 /** One simulated device: a fresh browser context and its page. */

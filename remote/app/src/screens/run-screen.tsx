@@ -33,6 +33,8 @@ import { hostOf, useAppView } from '../state/app-context.js';
 import type { HostView } from '../state/app-view.js';
 import { navigate } from '../state/route-hook.js';
 import { lazyScreen } from './lazy-screen.js';
+import { VoiceButton } from './voice-part.js';
+import { withTranscript } from '../logic/voice-note.js';
 
 /** The review of a run that worked on its own branch: a chunk of its own. */
 const WorktreeReview = lazyScreen(
@@ -367,6 +369,7 @@ function FollowUp({ host, run, idle }: { host: HostView; run: Run; idle: boolean
           value={text}
           onInput={(event) => setText(event.currentTarget.value)}
         />
+        <VoiceButton host={host} onText={(said) => setText((now) => withTranscript(now, said))} />
         <button
           type="submit"
           class="button primary"

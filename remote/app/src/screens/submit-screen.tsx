@@ -13,6 +13,8 @@ import { liveHostFirst } from '../logic/default-host.js';
 import { useAppView } from '../state/app-context.js';
 import type { HostView } from '../state/app-view.js';
 import { navigate } from '../state/route-hook.js';
+import { withTranscript } from '../logic/voice-note.js';
+import { VoiceButton } from './voice-part.js';
 
 export function SubmitScreen() {
   const view = useAppView();
@@ -91,7 +93,10 @@ function SubmitForm({ host }: { host: HostView }) {
       }}
     >
       <ModelNotice host={host} />
-      <label for="submit-text">Task</label>
+      <div class="label-row">
+        <label for="submit-text">Task</label>
+        <VoiceButton host={host} onText={(said) => setText((now) => withTranscript(now, said))} />
+      </div>
       <textarea
         id="submit-text"
         data-testid="submit-text"
