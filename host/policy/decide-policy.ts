@@ -26,6 +26,7 @@ import type {
   PolicyContext,
   PolicyDecision,
 } from './types.js';
+import { isInside } from '../sandbox/index.js';
 
 type Setting = 'allow' | 'ask' | 'deny';
 type CommandAccess = Extract<ToolAccess, { kind: 'command' }>;
@@ -102,10 +103,6 @@ async function decideCall(call: PolicyCall, ctx: PolicyContext): Promise<PolicyD
   }
 }
 
-function isWithin(folders: readonly string[], real: string): boolean {
-  return folders.some((folder) => real === folder || real.startsWith(folder + path.sep));
-}
-
 async function decidePathCall(
   name: string,
   named: string,
@@ -117,7 +114,7 @@ async function decidePathCall(
   if (!target.ok) return deny(`Tether cannot check this path: ${target.reason}.`);
   const verb = kind === 'read' ? 'read' : 'change';
   // The run's attachments live in the data directory, which is otherwise denied to tools.
-  if (!target.inside && isWithin(ctx.readOnly ?? [], target.real)) {
+  if (!target.inside && (ctx.readOnly ?? []).some((folder) => isInside(target.real, folder))) {
     return kind === 'read'
       ? allow(`${name} reads a file the user attached to this run.`)
       : deny(`${target.real} is a file the user attached: attachments are read-only.`, {

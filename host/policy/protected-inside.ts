@@ -5,6 +5,7 @@
 import { opendir, realpath } from 'node:fs/promises';
 import path from 'node:path';
 import type { ProtectedPaths, Protection } from './protected-paths.js';
+import { isInside } from '../sandbox/index.js';
 
 /** Most entries looked at before the answer is "too large to check". */
 const PROTECTED_SCAN_MAX_ENTRIES = 20_000;
@@ -54,11 +55,6 @@ export async function findProtectedInside(
     }
   }
   return { found: false };
-}
-
-function isInside(candidate: string, root: string): boolean {
-  const relative = path.relative(root, candidate);
-  return !(relative === '..' || relative.startsWith(`..${path.sep}`) || path.isAbsolute(relative));
 }
 
 async function realOrSelf(entry: string): Promise<string> {

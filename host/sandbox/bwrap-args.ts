@@ -11,8 +11,8 @@
  */
 import { readdirSync, realpathSync } from 'node:fs';
 import type { Dirent } from 'node:fs';
-import path from 'node:path';
 import type { SandboxPlan, WrappedCommand } from './types.js';
+import { isInside } from './path-inside.js';
 
 /** Top-level folders of the system shown read-only: programs, libraries, settings. */
 const SYSTEM_FOLDERS: ReadonlySet<string> = new Set([
@@ -127,9 +127,4 @@ function linkTarget(link: string): string | null {
   } catch {
     return null;
   }
-}
-
-function isInside(candidate: string, folder: string): boolean {
-  const relative = path.relative(folder, candidate);
-  return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
 }

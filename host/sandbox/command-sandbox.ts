@@ -34,6 +34,7 @@ import type {
   SandboxStatus,
   WrappedCommand,
 } from './types.js';
+import { isInside } from './path-inside.js';
 
 /**
  * What of the home folder stays readable in an emptied one: the folders of programs and
@@ -175,7 +176,7 @@ export class Sandbox {
         ]),
       ],
       pinned: before.gitDirs.filter((gitDir) =>
-        writable.some((folder) => isInsideOrSame(gitDir, folder) && gitDir !== folder),
+        writable.some((folder) => isInside(gitDir, folder) && gitDir !== folder),
       ),
       hidden: uniqueHidden([...fixedHidden(secrets.fixedPaths), ...before.hidden]),
       replaced,
@@ -225,10 +226,10 @@ export class Sandbox {
 function emptiedHome(home: string, writable: readonly string[]): SandboxPlan['home'] {
   const real = realOrNull(home);
   if (real === null || real === '/') return null;
-  if (writable.some((folder) => isInsideOrSame(real, folder))) return null;
+  if (writable.some((folder) => isInside(real, folder))) return null;
   const readable = HOME_TOOLCHAINS.flatMap((name) => {
     const found = realOrNull(path.join(real, name));
-    return found !== null && isInsideOrSame(found, real) ? [found] : [];
+    return found !== null && isInside(found, real) ? [found] : [];
   });
   return { path: real, readable };
 }
@@ -264,7 +265,7 @@ function configTargets(gitCode: readonly string[], writable: readonly string[]):
     const workTree = path.basename(gitDir) === '.git' ? path.dirname(gitDir) : gitDir;
     return gitConfigTargets(text, absolute, workTree).flatMap((target) => {
       const real = realOrNull(target);
-      return real !== null && writable.some((folder) => isInsideOrSame(real, folder)) ? [real] : [];
+      return real !== null && writable.some((folder) => isInside(real, folder)) ? [real] : [];
     });
   });
 }
@@ -278,7 +279,7 @@ function programFolders(searchPath: string, writable: readonly string[]): string
     if (!path.isAbsolute(entry)) return [];
     const real = realOrNull(entry);
     if (real === null || real === '/') return [];
-    return writable.some((folder) => isInsideOrSame(real, folder)) ? [] : [real];
+    return writable.some((folder) => isInside(real, folder)) ? [] : [real];
   });
   return [...new Set(found)];
 }
@@ -356,9 +357,4 @@ function realOrNull(absolute: string): string | null {
   } catch {
     return null;
   }
-}
-
-function isInsideOrSame(candidate: string, folder: string): boolean {
-  const relative = path.relative(folder, candidate);
-  return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
 }

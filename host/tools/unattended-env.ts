@@ -6,6 +6,7 @@
  */
 import { realpathSync } from 'node:fs';
 import path from 'node:path';
+import { isInside } from '../sandbox/index.js';
 
 /**
  * Git settings given on the command line (`GIT_CONFIG_COUNT`), which win over every
@@ -64,11 +65,4 @@ function realOrSelf(entry: string): string {
   } catch {
     return path.resolve(entry);
   }
-}
-
-function isInside(candidate: string, root: string): boolean {
-  const relative = path.relative(root, candidate);
-  const outside =
-    relative === '..' || relative.startsWith(`..${path.sep}`) || path.isAbsolute(relative);
-  return !outside;
 }
