@@ -1,7 +1,8 @@
 /**
  * A new task: its text, the workspace (from `host.info`), the model it will use (a choice
  * when the host offers several), and, where the host keeps worktrees, whether it works in
- * its own branch (docs/worktrees.md; on by default where the workspace's config says so).
+ * its own branch (docs/worktrees.md; on by default where the workspace's config says so),
+ * and who works it: Tether's own loop, or one of the host's ACP agents (docs/agents.md).
  * The host is a live one unless the user picks another.
  * Stored in the outbox first, so it works offline: it waits to send and goes out once
  * when the host is back.
@@ -9,6 +10,7 @@
 import { useState } from 'preact/hooks';
 import { ModelNotice } from '../components/model-notice.js';
 import { useSubmit } from '../hooks/use-submit.js';
+import { agentChoices } from '../logic/agent-choices.js';
 import { liveHostFirst } from '../logic/default-host.js';
 import { useAppView } from '../state/app-context.js';
 import type { HostView } from '../state/app-view.js';
@@ -48,6 +50,9 @@ function SubmitForm({ host }: { host: HostView }) {
   const [text, setText] = useState('');
   const [workspace, setWorkspace] = useState<string | undefined>(undefined);
   const [model, setModel] = useState<string | undefined>(undefined);
+  // '' is Tether's own loop.
+  const [agent, setAgent] = useState('');
+  const agents = agentChoices(host.info?.['agents']);
   const action = useSubmit(host);
   const workspaces = host.info?.workspaces ?? [];
   const models = host.info?.models ?? [];
@@ -65,7 +70,11 @@ function SubmitForm({ host }: { host: HostView }) {
     const answered = action.submit('run.submit', {
       input: { text: task },
       ...(chosenWorkspace === undefined ? {} : { workspace: chosenWorkspace }),
-      ...(models.length > 1 && chosenModel !== undefined ? { model: chosenModel } : {}),
+      ...(agent !== ''
+        ? { agent }
+        : models.length > 1 && chosenModel !== undefined
+          ? { model: chosenModel }
+          : {}),
       // Said only when it differs from what the host does unasked.
       ...(worktrees && isolated !== branchByDefault
         ? { isolation: isolated ? 'worktree' : 'none' }
@@ -120,7 +129,24 @@ function SubmitForm({ host }: { host: HostView }) {
           ))}
         </select>
       </label>
-      {models.length > 1 && (
+      {agents.length > 0 && (
+        <label class="field">
+          Agent
+          <select
+            data-testid="submit-agent"
+            value={agent}
+            onChange={(event) => setAgent(event.currentTarget.value)}
+          >
+            <option value="">Tether</option>
+            {agents.map((a) => (
+              <option key={a.name} value={a.name}>
+                {a.label}
+              </option>
+            ))}
+          </select>
+        </label>
+      )}
+      {agent === '' && models.length > 1 && (
         <label class="field">
           Model
           <select
@@ -136,7 +162,7 @@ function SubmitForm({ host }: { host: HostView }) {
           </select>
         </label>
       )}
-      {models.length <= 1 && <ModelUsed host={host} model={chosenModel} />}
+      {agent === '' && models.length <= 1 && <ModelUsed host={host} model={chosenModel} />}
       {worktrees && (
         <label class="switch-row">
           <input
