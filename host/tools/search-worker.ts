@@ -64,7 +64,7 @@ export interface SearchReport {
 export function startSearchWorker(setup: SearchSetup): Worker {
   const source =
     `const { parentPort, workerData } = require('node:worker_threads');\n` +
-    [emptyReport, shownText, readWhole].map((helper) => helper.toString()).join('\n') +
+    [emptyReport, shownText, readWhole, searchText].map((helper) => helper.toString()).join('\n') +
     `\n(${runSearch.toString()})(parentPort, workerData, require('node:fs'));`;
   // A regex does not need much memory; a bound keeps a runaway one from taking the host's.
   return new Worker(source, {
@@ -116,6 +116,46 @@ function readWhole(fs: typeof FileSystem, fd: number, buffer: Buffer): number {
   return length;
 }
 
+/**
+ * Matches `text` (the file shown as `shown`) line by line into `report`, showing at most
+ * `setup.maxResults` hits in all: `hitsSent` were shown before; answers how many are now.
+ */
+function searchText(
+  text: string,
+  shown: string,
+  report: SearchReport,
+  regex: RegExp,
+  setup: SearchSetup,
+  hitsSent: number,
+): number {
+  let fileMatches = 0;
+  let line = 1;
+  for (let start = 0; start < text.length; line += 1) {
+    const newline = text.indexOf('\n', start);
+    const end = newline === -1 ? text.length : newline;
+    const contentEnd = end > start && text.charCodeAt(end - 1) === 13 ? end - 1 : end;
+    const long = contentEnd - start > setup.maxLineChars;
+    if (long) report.longLines += 1;
+    const scanned = text.slice(start, long ? start + setup.maxLineChars : contentEnd);
+    const match = regex.exec(scanned);
+    if (match !== null) {
+      fileMatches += 1;
+      if (hitsSent < setup.maxResults) {
+        hitsSent += 1;
+        report.hits.push({
+          shown,
+          line,
+          text: shownText(scanned, match.index, setup.shownChars),
+        });
+      }
+    }
+    start = end + 1;
+  }
+  report.matches += fileMatches;
+  if (fileMatches > 0) report.matchedFiles += 1;
+  return hitsSent;
+}
+
 function runSearch(port: MessagePort, setup: SearchSetup, fs: typeof FileSystem): void {
   const SNIFF_BYTES = 8 * 1024;
   const regex = new RegExp(setup.source, setup.flags);
@@ -126,34 +166,6 @@ function runSearch(port: MessagePort, setup: SearchSetup, fs: typeof FileSystem)
   let totalBytes = 0;
   let hitsSent = 0;
   let byteCapReached = false;
-
-  const searchText = (text: string, shown: string, report: SearchReport): void => {
-    let fileMatches = 0;
-    let line = 1;
-    for (let start = 0; start < text.length; line += 1) {
-      const newline = text.indexOf('\n', start);
-      const end = newline === -1 ? text.length : newline;
-      const contentEnd = end > start && text.charCodeAt(end - 1) === 13 ? end - 1 : end;
-      const long = contentEnd - start > setup.maxLineChars;
-      if (long) report.longLines += 1;
-      const scanned = text.slice(start, long ? start + setup.maxLineChars : contentEnd);
-      const match = regex.exec(scanned);
-      if (match !== null) {
-        fileMatches += 1;
-        if (hitsSent < setup.maxResults) {
-          hitsSent += 1;
-          report.hits.push({
-            shown,
-            line,
-            text: shownText(scanned, match.index, setup.shownChars),
-          });
-        }
-      }
-      start = end + 1;
-    }
-    report.matches += fileMatches;
-    if (fileMatches > 0) report.matchedFiles += 1;
-  };
 
   const searchFile = (file: { absolute: string; shown: string }, report: SearchReport): void => {
     let fd: number;
@@ -191,7 +203,14 @@ function runSearch(port: MessagePort, setup: SearchSetup, fs: typeof FileSystem)
         return;
       }
       report.searched += 1;
-      searchText(buffer.toString('utf8', 0, length), file.shown, report);
+      hitsSent = searchText(
+        buffer.toString('utf8', 0, length),
+        file.shown,
+        report,
+        regex,
+        setup,
+        hitsSent,
+      );
     } catch {
       report.unreadable += 1;
     } finally {
