@@ -28,3 +28,12 @@ export const Attachment = z.looseObject({
   createdAt: Millis,
 });
 export type Attachment = z.infer<typeof Attachment>;
+
+/** One chunk of an attachment as `attachment.read` answers it: `data` in base64url. */
+export const AttachmentChunk = z.looseObject({
+  attachmentId: z.string(),
+  index: z.int().check(z.nonnegative()),
+  total: z.int().check(z.positive()),
+  data: z.string(),
+});
+export type AttachmentChunk = z.infer<typeof AttachmentChunk>;

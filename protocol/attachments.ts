@@ -1,24 +1,11 @@
 /**
- * Attachments sent from a remote (docs/attachments.md, docs/protocol.md §6.2): the chunk
- * size, the schemas of `attachment.put` and `attachment.status`, the record a run shows,
- * and the magic bytes an image's media type must match. Browser-safe.
+ * Attachments sent from a remote (docs/attachments.md, docs/protocol.md §6.2): the schemas
+ * of their ops' args, which the app's first load carries with every op. The chunk size and
+ * the image types are in attachment-bytes.ts, where only the code sending and reading
+ * files takes them from. Browser-safe.
  */
 import { z } from 'zod/mini';
 import { CommandId, Sha256Hex } from './primitives.js';
-
-/**
- * Bytes of every chunk but the last, which carries the rest: 512 KiB is 699,051 base64url
- * characters, which leaves a frame (1 MiB) about 300 KiB for the rest of the request.
- */
-export const ATTACHMENT_CHUNK_BYTES = 512 * 1024;
-
-/** Attachments one run may be given. */
-export const MAX_RUN_ATTACHMENTS = 16;
-
-/** How many chunks an attachment of `size` bytes travels in (an empty one: one chunk). */
-export function attachmentChunks(size: number): number {
-  return Math.max(1, Math.ceil(size / ATTACHMENT_CHUNK_BYTES));
-}
 
 /**
  * An attachment's id, made by the remote before its first chunk: 16 to 64 of
@@ -30,12 +17,14 @@ export function attachmentChunks(size: number): number {
 export const AttachmentId = z.string().check(z.maxLength(64));
 
 const Text255 = z.string().check(z.maxLength(255));
+/** A chunk's place in its attachment, from 0. */
+export const ChunkIndex = z.int().check(z.nonnegative());
 
 /** `attachment.put`: one chunk; every chunk repeats what the first said of the whole. */
 export const AttachmentPutArgs = z.strictObject({
   commandId: CommandId,
   attachmentId: AttachmentId,
-  index: z.int().check(z.nonnegative()),
+  index: ChunkIndex,
   total: z.int().check(z.positive()),
   name: Text255,
   mediaType: Text255,
@@ -43,66 +32,9 @@ export const AttachmentPutArgs = z.strictObject({
   size: z.int().check(z.nonnegative()),
   /**
    * The chunk's bytes, canonical base64url: decoded and measured by the host (exactly
-   * {@link ATTACHMENT_CHUNK_BYTES}, the last chunk the rest of `size`).
+   * `ATTACHMENT_CHUNK_BYTES` of attachment-bytes.ts, the last chunk the rest of `size`).
    */
   data: z.string(),
   /** Lowercase hex SHA-256 of the whole: required on the last chunk. */
   sha256: z.optional(Sha256Hex),
 });
-
-/** Image types a model may be sent as image parts; their bytes must say the same. */
-const IMAGE_MEDIA_TYPES = ['image/png', 'image/jpeg', 'image/gif', 'image/webp'] as const;
-type ImageMediaType = (typeof IMAGE_MEDIA_TYPES)[number];
-
-export function isImageMediaType(mediaType: string): mediaType is ImageMediaType {
-  return (IMAGE_MEDIA_TYPES as readonly string[]).includes(mediaType);
-}
-
-function startsWith(bytes: Uint8Array, prefix: readonly number[], at = 0): boolean {
-  return prefix.every((byte, i) => bytes[at + i] === byte);
-}
-
-/** The image type the first bytes of a file say (PNG, JPEG, GIF, WebP), or null. */
-export function sniffImageType(bytes: Uint8Array): ImageMediaType | null {
-  if (startsWith(bytes, [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])) return 'image/png';
-  if (startsWith(bytes, [0xff, 0xd8, 0xff])) return 'image/jpeg';
-  if (startsWith(bytes, [0x47, 0x49, 0x46, 0x38]) && [0x37, 0x39].includes(bytes[4] ?? 0)) {
-    return bytes[5] === 0x61 ? 'image/gif' : null;
-  }
-  if (startsWith(bytes, [0x52, 0x49, 0x46, 0x46]) && startsWith(bytes, [0x57, 0x45, 0x42, 0x50], 8))
-    return 'image/webp';
-  return null;
-}
-
-/**
- * Audio types `voice.transcribe` takes (docs/voice.md): what MediaRecorder makes (Opus in
- * WebM on Chromium and Firefox, AAC in MP4 on Safari) and the usual files. Their bytes must
- * say the same, as an image's must.
- */
-const AUDIO_MEDIA_TYPES = [
-  'audio/webm',
-  'audio/mp4',
-  'audio/ogg',
-  'audio/mpeg',
-  'audio/wav',
-] as const;
-type AudioMediaType = (typeof AUDIO_MEDIA_TYPES)[number];
-
-export function isAudioMediaType(mediaType: string): mediaType is AudioMediaType {
-  return (AUDIO_MEDIA_TYPES as readonly string[]).includes(mediaType);
-}
-
-/** The audio type the first bytes of a file say (WebM, MP4, Ogg, MP3, WAV), or null. */
-export function sniffAudioType(bytes: Uint8Array): AudioMediaType | null {
-  if (startsWith(bytes, [0x1a, 0x45, 0xdf, 0xa3])) return 'audio/webm';
-  if (startsWith(bytes, [0x66, 0x74, 0x79, 0x70], 4)) return 'audio/mp4';
-  if (startsWith(bytes, [0x4f, 0x67, 0x67, 0x53])) return 'audio/ogg';
-  if (
-    startsWith(bytes, [0x49, 0x44, 0x33]) ||
-    (bytes[0] === 0xff && ((bytes[1] ?? 0) & 0xe0) === 0xe0)
-  )
-    return 'audio/mpeg';
-  if (startsWith(bytes, [0x52, 0x49, 0x46, 0x46]) && startsWith(bytes, [0x57, 0x41, 0x56, 0x45], 8))
-    return 'audio/wav';
-  return null;
-}

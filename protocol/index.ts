@@ -103,8 +103,8 @@ export {
   MAX_RUN_ATTACHMENTS,
   sniffAudioType,
   sniffImageType,
-} from './attachments.js';
-export { Attachment, AttachmentProgress } from './attachment-records.js';
+} from './attachment-bytes.js';
+export { Attachment, AttachmentChunk, AttachmentProgress } from './attachment-records.js';
 export { IntegrateAction } from './worktree-args.js';
 export { AGENT_NAME, AgentInfo, AgentToolInput } from './agents.js';
 export {

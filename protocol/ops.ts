@@ -23,7 +23,7 @@ import { PushSubscription, SubscribablePushKind } from './push.js';
 import { GitObjectId, IntegrateAction, Isolation } from './worktree-args.js';
 import { TokenUsage } from './usage.js';
 import { RunState } from './states.js';
-import { AttachmentId, AttachmentPutArgs } from './attachments.js';
+import { AttachmentId, AttachmentPutArgs, ChunkIndex } from './attachments.js';
 
 /** Largest page of output or artifact text one read returns (bytes). */
 export const MAX_READ_BYTES = 262_144;
@@ -340,6 +340,15 @@ export const OPS = {
     command: true,
     args: AttachmentPutArgs,
     /** `AttachmentProgress` of protocol/attachment-records.ts: parsed where it is used. */
+    result: EmptyResult,
+  },
+  /**
+   * One chunk of a complete attachment a run was given (or this device sent): `{attachmentId,
+   * index, total, data}`, `data` base64url, chunks of `limits.attachmentChunkBytes`.
+   */
+  'attachment.read': {
+    command: false,
+    args: z.strictObject({ attachmentId: AttachmentId, index: ChunkIndex }),
     result: EmptyResult,
   },
   /** Where an upload stands, to resume it: `not_found` when the host has none of it. */

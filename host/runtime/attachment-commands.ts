@@ -7,6 +7,7 @@
 import {
   ATTACHMENT_CHUNK_BYTES,
   attachmentChunks,
+  b64u,
   fromB64u,
   isAudioMediaType,
   isImageMediaType,
@@ -15,6 +16,7 @@ import {
   sniffImageType,
   TetherError,
   type Attachment,
+  type AttachmentChunk,
   type AttachmentProgress,
   type OpArgs,
   type RunInput,
@@ -297,6 +299,47 @@ export function attachmentStatus(
     throw new TetherError('not_found', `no attachment ${attachmentId} from this device`);
   }
   return progressOf(stored);
+}
+
+/**
+ * One chunk of a complete attachment, for a remote to show it (thumbnails): one a run was
+ * given (every paired device sees every run), or one `by` sent itself. Another device's
+ * upload that no run names yet, like an id the host does not have, is `not_found`.
+ */
+export function readAttachmentChunk(
+  store: Store,
+  args: OpArgs<'attachment.read'>,
+  by: Actor,
+): AttachmentChunk {
+  const stored = store.attachments.get(args.attachmentId);
+  const visible =
+    stored !== undefined && (stored.deviceId === by || store.attachments.givenToARun(stored.id));
+  if (!visible) {
+    throw new TetherError(
+      'not_found',
+      `no attachment ${args.attachmentId} that this device may read: only those of runs, and this device's own`,
+    );
+  }
+  if (stored.completedAt === null) {
+    throw new TetherError(
+      'invalid_state',
+      `attachment ${stored.id} (${stored.name}) is incomplete: ${stored.received} of ${stored.total} chunks arrived`,
+      { details: { state: 'incomplete', received: stored.received } },
+    );
+  }
+  if (args.index >= stored.total) {
+    throw invalid(
+      'index',
+      `attachment ${stored.id} has ${stored.total} chunks: expected an index below ${stored.total}`,
+    );
+  }
+  const offset = args.index * ATTACHMENT_CHUNK_BYTES;
+  const bytes = store.attachments.readBytes(
+    stored.id,
+    offset,
+    Math.min(ATTACHMENT_CHUNK_BYTES, stored.size - offset),
+  );
+  return { attachmentId: stored.id, index: args.index, total: stored.total, data: b64u(bytes) };
 }
 
 /** What a run shows of an attachment it was given. */

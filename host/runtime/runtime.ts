@@ -23,7 +23,11 @@ import {
   type Store,
 } from '../store/index.js';
 import { readOnlyTools } from '../tools/index.js';
-import { attachmentStatus, putAttachmentChunk } from './attachment-commands.js';
+import {
+  attachmentStatus,
+  putAttachmentChunk,
+  readAttachmentChunk,
+} from './attachment-commands.js';
 import { respondToApproval } from './approval-commands.js';
 import { ApprovalExpiry } from './approval-expiry.js';
 import { DeviceDirectory } from './device-directory.js';
@@ -258,6 +262,11 @@ export class Runtime {
   /** Where `by`'s upload stands, for a remote resuming it. */
   attachmentStatus(attachmentId: string, by: Actor): OpResult<'attachment.status'> {
     return attachmentStatus(this.store, attachmentId, by);
+  }
+
+  /** One chunk of an attachment a run was given, or `by` sent (docs/attachments.md). */
+  readAttachment(args: OpArgs<'attachment.read'>, by: Actor): OpResult<'attachment.read'> {
+    return readAttachmentChunk(this.store, args, by);
   }
 
   continueRun(args: OpArgs<'run.continue'>, by: Actor): OpResult<'run.continue'> {

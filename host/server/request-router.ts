@@ -214,6 +214,7 @@ const HANDLERS: { [O in OpName]: Handler<O> } = {
     host.runtime.attachmentStatus(args.attachmentId, deviceId),
   // The endpoint answers before the host does: this answer is a promise.
   'voice.transcribe': ({ host, deviceId }, args) => host.runtime.voice.transcribe(args, deviceId),
+  'attachment.read': ({ host, deviceId }, args) => host.runtime.readAttachment(args, deviceId),
 };
 
 function handle<O extends OpName>(

@@ -213,6 +213,31 @@ export class Attachments {
     ids.forEach((id, position) => insert.run(runId, id, position));
   }
 
+  /** Whether any run was given attachment `id`. */
+  givenToARun(id: string): boolean {
+    return (
+      this.prepare('SELECT 1 FROM run_attachments WHERE attachment_id = ? LIMIT 1').get(id) !==
+      undefined
+    );
+  }
+
+  /** `length` bytes of attachment `id`'s file from `offset`. */
+  readBytes(id: string, offset: number, length: number): Buffer {
+    const buffer = Buffer.alloc(length);
+    const fd = openSync(this.path(id), 'r');
+    try {
+      let read = 0;
+      while (read < length) {
+        const n = readSync(fd, buffer, read, length - read, offset + read);
+        if (n === 0) break;
+        read += n;
+      }
+      return buffer.subarray(0, read);
+    } finally {
+      closeSync(fd);
+    }
+  }
+
   /** The attachments `runId` was given, in order. */
   listOfRun(runId: string): StoredAttachment[] {
     const rows = this.prepare(

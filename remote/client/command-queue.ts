@@ -54,9 +54,10 @@ export class CommandQueue {
     op: O,
     args: CommandArgs<O>,
     signal?: AbortSignal,
+    commandId?: string,
   ): Promise<OpResult<O>> {
     signal?.throwIfAborted();
-    const command = await this.deps.outbox.add(op, args);
+    const command = await this.deps.outbox.add(op, args, commandId);
     const outcome = new Promise<CommandOutcome>((resolve, reject) => {
       const onAbort = () => {
         this.waiters.delete(command.commandId);

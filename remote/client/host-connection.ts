@@ -157,15 +157,17 @@ export class HostConnection {
    * the first send, and is resent after every reconnect until answered. Resolves with the
    * host's result; rejects with a non-retryable error (`persistence_failed`, `unavailable`
    * and `rate_limited` are retried). `signal` stops the waiting, not the command.
+   * `commandId`: one the caller made and kept, to send the same command again after a
+   * reload (the host answers it from its command log if it has it).
    */
   submit<O extends CommandOpName>(
     op: O,
     args: CommandArgs<O>,
-    options: { signal?: AbortSignal } = {},
+    options: { signal?: AbortSignal; commandId?: string } = {},
   ): Promise<OpResult<O>> {
     const ended = this.endedError();
     if (ended !== undefined) return Promise.reject(ended);
-    return this.commands.submit(op, args, options.signal);
+    return this.commands.submit(op, args, options.signal, options.commandId);
   }
 
   /**

@@ -86,13 +86,19 @@ export class Outbox {
   }
 
   /**
-   * Gives the command a fresh commandId, validates it (`invalid_request` otherwise, and
-   * nothing is stored) and stores it. Resolves once it is durable; only then is it
-   * {@link Outbox.pending}, so nothing sends it before.
+   * Gives the command a fresh commandId (or `commandId`, one the caller kept to make the
+   * same command again after a reload: still pending, it is not stored twice), validates it
+   * (`invalid_request` otherwise, and nothing is stored) and stores it. Resolves once it is
+   * durable; only then is it {@link Outbox.pending}, so nothing sends it before.
    */
-  async add<O extends CommandOpName>(op: O, args: CommandArgs<O>): Promise<PendingCommand> {
+  async add<O extends CommandOpName>(
+    op: O,
+    args: CommandArgs<O>,
+    commandId = newCommandId(this.randomBytes),
+  ): Promise<PendingCommand> {
     await this.load();
-    const commandId = newCommandId(this.randomBytes);
+    const held = this.entries.find((entry) => entry.commandId === commandId);
+    if (held !== undefined) return held;
     const full = parseWith(OPS[op].args, { ...args, commandId }, `args of ${op}`);
     const entry: PendingCommand = { commandId, op, args: full, createdAt: this.now() };
     await this.change((entries) => [...entries, entry]);

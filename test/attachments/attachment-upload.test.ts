@@ -2,7 +2,9 @@
  * Attachments through the real host process and a paired channel (issue 28): a 12 MiB
  * file survives a channel dropped halfway and is stored once; an oversized, a wrong-digest
  * and a mislabelled one are refused with a clear message and nothing stored; a run naming
- * an attachment that does not exist, is incomplete or passes the run's bound is refused.
+ * an attachment that does not exist, is incomplete or passes the run's bound is refused;
+ * attachment.read gives back a run's attachment, chunk by chunk, to any paired device, and
+ * another device's upload no run names to nobody else.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
@@ -16,7 +18,7 @@ import {
   sha256Hex,
   type TestAttachment,
 } from '../support/attachment-chunks.js';
-import { RawChannel } from '../support/raw-channel.js';
+import { pairDevice, RawChannel } from '../support/raw-channel.js';
 
 /** A 1×1 PNG. */
 const PNG = Buffer.from(
@@ -222,5 +224,63 @@ describe('attachment uploads', { timeout: 120_000 }, () => {
       attachments: [expected],
     });
     expect(existsSync(join(host.host.dataDir, 'attachments', half.attachmentId))).toBe(true);
+  });
+
+  it("reads back a run's attachment by chunks on any paired device, and nobody else's upload", async () => {
+    await using host = await startFaultHost();
+    const file: TestAttachment = {
+      attachmentId: newAttachmentId(),
+      name: 'screen.bin',
+      mediaType: 'application/octet-stream',
+      bytes: randomBytes(700 * 1024),
+    };
+    await putChunks(host.channel, file);
+    const { host: otherPaired } = await pairDevice(await host.host.pairLink());
+    const other = await RawChannel.open(otherPaired);
+    try {
+      // Sent by the first device and not given to a run yet: only that device reads it.
+      const own = await host.channel.call('attachment.read', {
+        attachmentId: file.attachmentId,
+        index: 1,
+      });
+      expect(own).toMatchObject({ attachmentId: file.attachmentId, index: 1, total: 2 });
+      const notYours = await refusal(other, 'attachment.read', {
+        attachmentId: file.attachmentId,
+        index: 0,
+      });
+      expect(notYours.code).toBe('not_found');
+      expect(notYours.message).toBe(
+        `no attachment ${file.attachmentId} that this device may read: only those of runs, and this device's own`,
+      );
+      const unknownId = newAttachmentId();
+      const unknown = await refusal(other, 'attachment.read', {
+        attachmentId: unknownId,
+        index: 0,
+      });
+      expect(unknown.code).toBe('not_found');
+
+      await host.channel.call('run.submit', {
+        commandId: randomUUID(),
+        input: { text: 'look', attachments: [file.attachmentId] },
+      });
+      // Given to a run, which every paired device sees: the other device reads it whole.
+      const chunks = [];
+      for (const index of [0, 1]) {
+        const chunk = await other.call('attachment.read', {
+          attachmentId: file.attachmentId,
+          index,
+        });
+        expect(chunk).toMatchObject({ index, total: 2 });
+        chunks.push(Buffer.from(String(chunk['data']), 'base64url'));
+      }
+      expect(Buffer.concat(chunks).equals(file.bytes)).toBe(true);
+      const past = await refusal(other, 'attachment.read', {
+        attachmentId: file.attachmentId,
+        index: 2,
+      });
+      expect(past.code).toBe('invalid_request');
+    } finally {
+      other.socket.socket.terminate();
+    }
   });
 });

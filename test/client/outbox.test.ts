@@ -43,6 +43,19 @@ describe('the durable outbox', () => {
     expect(connection.pendingCommands).toEqual([]);
   });
 
+  it('sends a command under the commandId its caller kept, to make it again after a reload', async () => {
+    const host = new FakeHost();
+    const { connection, storage } = await pairedClient(host);
+    const commandId = 'kept-command-id-0123456789';
+    let stored: unknown;
+    host.onRequest = () =>
+      void storage.get(`outbox/${host.identity.id}`).then((value) => (stored = value));
+    await connection.submit('run.submit', submitArgs, { commandId });
+    expect(submitted(host).map((request) => request.args['commandId'])).toEqual([commandId]);
+    expect(stored).toEqual([expect.objectContaining({ commandId, op: 'run.submit' }) as unknown]);
+    expect(connection.pendingCommands).toEqual([]);
+  });
+
   it('resends a command whose answer was lost with the connection; the host applies it once', async () => {
     const host = new FakeHost();
     const { connection } = await pairedClient(host);

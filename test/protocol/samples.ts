@@ -332,6 +332,10 @@ export const opSamples: Record<OpName, { args: object; result: object }> = {
     args: { commandId, attachmentId: 'att_0123456789abcdef', language: 'en' },
     result: { text: 'Fix the login button on the settings page.' },
   },
+  'attachment.read': {
+    args: { attachmentId: 'att_0123456789abcdef', index: 0 },
+    result: { attachmentId: 'att_0123456789abcdef', index: 0, total: 1, data: 'aGVsbG8' },
+  },
 };
 
 export const eventSamples: Record<EventType, object> = {

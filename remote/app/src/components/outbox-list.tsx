@@ -59,8 +59,11 @@ function describe(command: PendingCommand): string {
       return 'Remove a rule';
     case 'run.integrate':
       return 'Review';
-    case 'attachment.put':
-      return 'Send a file';
+    case 'attachment.put': {
+      // One chunk at a time is in the outbox: its place says how far the file is.
+      const index = Number(args['index']) + 1;
+      return `Send ${String(args['name'])}: part ${index} of ${String(args['total'])}`;
+    }
     case 'voice.transcribe':
       return 'Transcribe a recording';
   }

@@ -49,3 +49,9 @@ export function formatBytes(bytes: number): string {
   if (bytes < 1024 * 1024) return `${Math.round(bytes / 1024)} KB`;
   return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
 }
+
+/** How many files the run was given (`input.attachments`, ids the first load does not parse). */
+export function attachedCount(run: Run): number {
+  const ids: unknown = run.input['attachments'];
+  return Array.isArray(ids) ? ids.length : 0;
+}

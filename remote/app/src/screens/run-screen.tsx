@@ -6,6 +6,8 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { type Artifact, isTerminalRunState, type Message, type Run } from '#protocol';
 import { costText, toolCallsOf, usageText, worktreeOf } from '#client';
 import { ApprovalPill } from '../components/approval-pill.js';
+import { AttachButton } from '../components/attach-button.js';
+import { AttachmentStrip } from '../components/attachment-strip.js';
 import { DiffView } from '../components/diff-view.js';
 import { HostApproval } from '../components/host-approval.js';
 import { MarkdownView } from '../components/markdown-view.js';
@@ -14,6 +16,8 @@ import { RunOutcome } from '../components/run-outcome.js';
 import { RunStateBadge } from '../components/run-state-badge.js';
 import { SessionSummaries } from '../components/session-summaries.js';
 import { ToolCard } from '../components/tool-card.js';
+import { UploadProgressLine } from '../components/upload-progress.js';
+import { attachPasted, useAttachments } from '../hooks/use-attachments.js';
 import { useFollowBottom } from '../hooks/use-follow-bottom.js';
 import { useRun } from '../hooks/use-run.js';
 import { useRunFacts } from '../hooks/use-run-facts.js';
@@ -28,13 +32,25 @@ import {
   timelineItems,
 } from '../logic/run-timeline.js';
 import { routeHash } from '../logic/route.js';
-import { currentRetry, formatBytes, isSessionIdle } from '../logic/run-screen-view.js';
+import {
+  attachedCount,
+  currentRetry,
+  formatBytes,
+  isSessionIdle,
+} from '../logic/run-screen-view.js';
 import { hostOf, useAppView } from '../state/app-context.js';
 import type { HostView } from '../state/app-view.js';
 import { navigate } from '../state/route-hook.js';
+import { submitWithAttachments, type UploadProgress } from '../state/upload-jobs.js';
 import { lazyScreen } from './lazy-screen.js';
 import { VoiceButton } from './voice-part.js';
 import { withTranscript } from '../logic/voice-note.js';
+
+/** The files a run was given, with thumbnails: a chunk of its own. */
+const RunAttachments = lazyScreen(
+  () => import('../components/run-attachments.js').then((m) => m.RunAttachments),
+  { part: true },
+);
 
 /** The review of a run that worked on its own branch: a chunk of its own. */
 const WorktreeReview = lazyScreen(
@@ -120,6 +136,7 @@ function RunView({ host, run }: { host: HostView; run: Run }) {
         <RunFacts host={host} run={run} />
       </header>
 
+      {attachedCount(run) > 0 && <RunAttachments host={host} run={run} />}
       <SessionSummaries host={host} run={run} />
       {hidden > 0 && (
         <button
@@ -337,15 +354,25 @@ function Artifacts({ host, artifacts }: { host: HostView; artifacts: readonly Ar
 function FollowUp({ host, run, idle }: { host: HostView; run: Run; idle: boolean }) {
   const [text, setText] = useState('');
   const action = useSubmit(host);
+  const attachments = useAttachments(host);
+  const [progress, setProgress] = useState<UploadProgress | undefined>(undefined);
+  const blocked = attachments.refusal !== undefined || attachments.preparing;
   const send = () => {
     const task = text.trim();
-    if (task === '') return;
+    if (task === '' || blocked) return;
+    const args = { sessionId: run.sessionId, input: { text: task } };
     action.run('followup', async () => {
-      const result = await action.submit('run.submit', {
-        sessionId: run.sessionId,
-        input: { text: task },
-      });
+      const result =
+        attachments.chosen.length === 0
+          ? await action.submit('run.submit', args)
+          : await submitWithAttachments(
+              host.connection,
+              args,
+              await attachments.files(),
+              setProgress,
+            ).finally(() => setProgress(undefined));
       setText('');
+      attachments.clear();
       navigate({ screen: 'run', hostId: host.hostId, runId: result.runId });
     });
   };
@@ -368,13 +395,21 @@ function FollowUp({ host, run, idle }: { host: HostView; run: Run; idle: boolean
           placeholder={idle ? 'Follow up here' : 'Follow up when done'}
           value={text}
           onInput={(event) => setText(event.currentTarget.value)}
+          onPaste={(event) => attachPasted(event, attachments)}
         />
-        <VoiceButton host={host} onText={(said) => setText((now) => withTranscript(now, said))} />
+        <div class="composer-tools">
+          <AttachButton
+            testId="followup-attach"
+            disabled={action.busy !== undefined}
+            onFiles={attachments.add}
+          />
+          <VoiceButton host={host} onText={(said) => setText((now) => withTranscript(now, said))} />
+        </div>
         <button
           type="submit"
           class="button primary"
           data-testid="followup-submit"
-          disabled={!idle || action.busy !== undefined || text.trim() === ''}
+          disabled={!idle || action.busy !== undefined || text.trim() === '' || blocked}
           title={
             !idle
               ? 'Busy until the run is done'
@@ -386,6 +421,8 @@ function FollowUp({ host, run, idle }: { host: HostView; run: Run; idle: boolean
           Send
         </button>
       </div>
+      <AttachmentStrip attachments={attachments} />
+      <UploadProgressLine progress={progress} />
       {action.error !== undefined && <p class="error">{action.error}</p>}
     </form>
   );

@@ -3,12 +3,19 @@
  * when the host offers several), and, where the host keeps worktrees, whether it works in
  * its own branch (docs/worktrees.md; on by default where the workspace's config says so),
  * and who works it: Tether's own loop, or one of the host's ACP agents (docs/agents.md).
- * The host is a live one unless the user picks another.
+ * The host is a live one unless the user picks another. Photos and files go with it
+ * (chosen, or pasted into the text): images scaled on the device, all weighed against the
+ * host's limits before anything is sent, each file's chunks sent before the task.
  * Stored in the outbox first, so it works offline: it waits to send and goes out once
  * when the host is back.
  */
 import { useState } from 'preact/hooks';
+import type { CommandArgs } from '#client';
+import { AttachButton } from '../components/attach-button.js';
+import { AttachmentStrip } from '../components/attachment-strip.js';
 import { ModelNotice } from '../components/model-notice.js';
+import { UploadProgressLine } from '../components/upload-progress.js';
+import { attachPasted, useAttachments } from '../hooks/use-attachments.js';
 import { useSubmit } from '../hooks/use-submit.js';
 import { agentChoices } from '../logic/agent-choices.js';
 import { liveHostFirst } from '../logic/default-host.js';
@@ -17,6 +24,7 @@ import type { HostView } from '../state/app-view.js';
 import { navigate } from '../state/route-hook.js';
 import { withTranscript } from '../logic/voice-note.js';
 import { VoiceButton } from './voice-part.js';
+import { submitWithAttachments, type UploadProgress } from '../state/upload-jobs.js';
 
 export function SubmitScreen() {
   const view = useAppView();
@@ -64,10 +72,14 @@ function SubmitForm({ host }: { host: HostView }) {
     workspaces.find((w) => w.path === chosenWorkspace)?.['isolation'] === 'worktree';
   const isolated = worktrees && (ownBranch ?? branchByDefault);
 
+  const attachments = useAttachments(host);
+  const [progress, setProgress] = useState<UploadProgress | undefined>(undefined);
+  const blocked = attachments.refusal !== undefined || attachments.preparing;
+
   const submit = () => {
     const task = text.trim();
-    if (task === '') return;
-    const answered = action.submit('run.submit', {
+    if (task === '' || blocked) return;
+    const args: CommandArgs<'run.submit'> = {
       input: { text: task },
       ...(chosenWorkspace === undefined ? {} : { workspace: chosenWorkspace }),
       ...(agent !== ''
@@ -79,7 +91,29 @@ function SubmitForm({ host }: { host: HostView }) {
       ...(worktrees && isolated !== branchByDefault
         ? { isolation: isolated ? 'worktree' : 'none' }
         : {}),
-    });
+    };
+    if (attachments.chosen.length > 0) {
+      action.run('submit', async () => {
+        const answered = submitWithAttachments(
+          host.connection,
+          args,
+          await attachments.files(),
+          setProgress,
+        );
+        if (host.status.state !== 'open') {
+          // Kept on this device: the files and the task go once the host is back.
+          answered.catch(() => undefined);
+          setText('');
+          attachments.clear();
+          navigate({ screen: 'runs' });
+          return;
+        }
+        const result = await answered.finally(() => setProgress(undefined));
+        navigate({ screen: 'run', hostId: host.hostId, runId: result.runId });
+      });
+      return;
+    }
+    const answered = action.submit('run.submit', args);
     if (host.status.state !== 'open') {
       // Offline: it is stored and shows as waiting on the runs screen until it is sent.
       answered.catch(() => undefined);
@@ -113,7 +147,16 @@ function SubmitForm({ host }: { host: HostView }) {
         placeholder="What should the agent do?"
         value={text}
         onInput={(event) => setText(event.currentTarget.value)}
+        onPaste={(event) => attachPasted(event, attachments)}
       />
+      <AttachmentStrip attachments={attachments} />
+      <div class="composer-tools">
+        <AttachButton
+          testId="submit-attach"
+          disabled={action.busy !== undefined}
+          onFiles={attachments.add}
+        />
+      </div>
       <label class="field">
         Workspace
         <select
@@ -184,10 +227,11 @@ function SubmitForm({ host }: { host: HostView }) {
         type="submit"
         class="button primary wide"
         data-testid="submit-button"
-        disabled={action.busy !== undefined || text.trim() === ''}
+        disabled={action.busy !== undefined || text.trim() === '' || blocked}
       >
         {action.busy !== undefined ? 'Sending…' : 'Start'}
       </button>
+      <UploadProgressLine progress={progress} />
       {host.status.state !== 'open' && (
         <p class="muted small">
           Not connected: the task will wait on this device and send itself once.
