@@ -3,11 +3,11 @@
  * gets: the run's workspace and the agent's own folders writable, secrets hidden; network
  * on, since an agent talks to its provider and no sandbox here filters by host), as the
  * leader of its own process group, with its stdio piped to the host. Its stderr's last
- * lines are kept for the run's error when it dies.
+ * lines are kept for the run's error when it dies: each cut as it comes, so an agent that
+ * writes without end on one line costs the host no more than the kept characters.
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { closeSync, openSync } from 'node:fs';
-import { createInterface } from 'node:readline';
 import type { AgentInfo } from '../../protocol/index.js';
 import type { PreparedSandbox, Sandbox } from '../sandbox/index.js';
 import { isGroupGone, stopProcessGroup } from '../tools/index.js';
@@ -53,11 +53,36 @@ export class AgentProcess {
     this.exited = new Promise((resolve) => {
       child.once('exit', (code, signal) => resolve({ code, signal }));
     });
-    createInterface({ input: child.stderr, crlfDelay: Infinity }).on('line', (line) => {
-      const kept = line.length > STDERR_LINE_MAX ? `${line.slice(0, STDERR_LINE_MAX)}…` : line;
+    // Lines cut as they come (never a whole line held first: it may not end).
+    let line = '';
+    let cut = false;
+    const keep = (kept: string) => {
       this.tail.push(kept);
       if (this.tail.length > STDERR_TAIL_LINES) this.tail.shift();
       options.onStderrLine?.(kept);
+    };
+    const take = (part: string) => {
+      if (cut) return;
+      line += part;
+      if (line.length <= STDERR_LINE_MAX) return;
+      keep(`${line.slice(0, STDERR_LINE_MAX)}…`);
+      line = '';
+      cut = true;
+    };
+    child.stderr.setEncoding('utf8');
+    child.stderr.on('data', (chunk: string) => {
+      const parts = chunk.split('\n');
+      parts.forEach((part, index) => {
+        const ended = index < parts.length - 1;
+        take(ended ? part.replace(/\r$/, '') : part);
+        if (!ended) return;
+        if (!cut) keep(line);
+        line = '';
+        cut = false;
+      });
+    });
+    child.stderr.once('end', () => {
+      if (!cut && line !== '') keep(line);
     });
     // A write to an agent that died is reported by its exit, not as an unhandled error.
     child.stdin.on('error', () => undefined);

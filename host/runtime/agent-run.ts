@@ -8,9 +8,9 @@
  * Cancel sends `session/cancel` and waits a bounded time for the agent's stop reason; the
  * agent's process group is gone after every end.
  */
-import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { isAbsolute, relative } from 'node:path';
+import { realpath } from 'node:fs/promises';
+import { isAbsolute, join, relative } from 'node:path';
 import type {
   ContentBlock,
   PromptResponse,
@@ -38,6 +38,7 @@ import {
   type StartedAgent,
 } from '../agents/index.js';
 import { isPersistenceFailed, newId, type StoredRun, type StoredToolCall } from '../store/index.js';
+import { readCurrentFile } from '../tools/index.js';
 import {
   placeRunAttachments,
   readableAttachmentFolders,
@@ -976,21 +977,25 @@ export class AgentRunExecutor {
 
   private async writeTextFile(params: WriteTextFileRequest, signal: AbortSignal): Promise<void> {
     const path = this.toolPath(params.path);
-    await this.toolCall(
-      'write_file',
-      { path, content: params.content, expectedSha256: this.currentSha256(params.path) },
-      signal,
-    );
+    const expectedSha256 = await this.currentSha256(params.path, signal);
+    await this.toolCall('write_file', { path, content: params.content, expectedSha256 }, signal);
   }
 
-  /** The file's sha256 as it is now (null: there is none), which the write is bound to. */
-  private currentSha256(path: string): string | null {
-    const absolute = isAbsolute(path) ? path : `${this.workspace}/${path}`;
+  /**
+   * The file's sha256 as it is now, which the write is bound to; null when there is no
+   * regular file there (none, a FIFO, a device, a folder: write_file then refuses what is
+   * not a file). Read as write_file reads it, without waiting on a FIFO nor reading a
+   * device or a huge file into memory: the agent names the path.
+   */
+  private async currentSha256(path: string, signal: AbortSignal): Promise<string | null> {
+    let real: string;
     try {
-      return createHash('sha256').update(readFileSync(absolute)).digest('hex');
+      real = await realpath(isAbsolute(path) ? path : join(this.workspace, path));
     } catch {
       return null;
     }
+    const current = await readCurrentFile(real, path, 0, signal);
+    return 'exists' in current && current.exists ? current.sha256 : null;
   }
 
   // ----- The end -----

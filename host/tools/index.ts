@@ -4,6 +4,7 @@
 export type { ToolAccess, ToolContext, ToolDefinition, ToolResult } from './types.js';
 export { parseToolInput } from './tool-input.js';
 export { resolveWorkspacePath } from './workspace-path.js';
+export { readCurrentFile } from './current-file.js';
 export { createHostTools, readOnlyTools } from './registry.js';
 export { isGroupGone, killProcessGroup, stopProcessGroup } from './process-group.js';
 export {

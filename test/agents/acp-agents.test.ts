@@ -297,6 +297,50 @@ describe('an ACP agent as a run', () => {
     expect(messages(host, runId).join('')).toContain('fs write refused: write_file was not done');
   });
 
+  it('fs/write_text_file of a FIFO or a device is refused, and the host does not block on it', async () => {
+    const runId = await submit(host, 'script:fs-fifo');
+    // Each write the policy asks about is approved: the write itself must still refuse.
+    const answered = new Set<string>();
+    await until(
+      `the end of ${runId}, its writes approved`,
+      async () => {
+        if (host.typesOf(runId).includes('session.idle')) return true;
+        const approval: unknown = host.query((db) =>
+          db
+            .prepare(
+              "SELECT id, tool_call_id, input_digest, input_json, preview_json FROM approvals WHERE run_id = ? AND state = 'pending'",
+            )
+            .get(runId),
+        );
+        if (approval === undefined) return undefined;
+        const pending = PendingApproval.parse(approval);
+        if (answered.has(pending.id)) return undefined;
+        answered.add(pending.id);
+        await host.channel.call('approval.respond', {
+          commandId: randomUUID(),
+          approvalId: pending.id,
+          toolCallId: pending.tool_call_id,
+          inputDigest: pending.input_digest,
+          decision: 'approve',
+        });
+        return undefined;
+      },
+      { timeout: 60_000 },
+    );
+    expect(runRow(host, runId).state).toBe('succeeded');
+    const said = messages(host, runId).join('');
+    expect(said).toContain(
+      `fs write ${join(host.host.workspace, 'pipe')} refused: write_file was not done`,
+    );
+    expect(said).toContain('fs write /dev/zero refused: write_file was not done');
+    expect(calls(host, runId).map((call) => [call.name, call.state])).toEqual([
+      ['write_file', 'failed'],
+      ['write_file', 'failed'],
+    ]);
+    // The host still answers.
+    expect(await host.channel.call('host.info', {})).toHaveProperty('agents');
+  }, 90_000);
+
   it('the agent runs in the sandbox: it cannot write outside the workspace', async () => {
     const runId = await submit(host, 'script:outside');
     await ended(host, runId);

@@ -10,10 +10,12 @@
  *   how that ended;
  * - `outside`: writes $AGENT_OUTSIDE itself (outside the workspace), and says how that ended;
  * - `cancel`: a chunk, then waits for `session/cancel` and answers `cancelled`;
- * - `crash`: a tool call in progress, a line on stderr with $AGENT_TOKEN, then exits 7.
+ * - `crash`: a tool call in progress, a line on stderr with $AGENT_TOKEN, then exits 7;
+ * - `fs-fifo`: makes a FIFO in its folder and asks the host to write it, then to write
+ *   /dev/zero, through `fs/write_text_file`, and says how each ended.
  * Every request it gets is appended to $ACP_LOG (one JSON line each).
  */
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { appendFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout } from 'node:timers';
@@ -114,6 +116,24 @@ const scripts = {
       await say(client, sessionId, 'fs write: done');
     } catch (error) {
       await say(client, sessionId, `fs write refused: ${error.message}`);
+    }
+    return 'end_turn';
+  },
+
+  async 'fs-fifo'(client, sessionId) {
+    const fifo = join(cwd, 'pipe');
+    execFileSync('mkfifo', [fifo]);
+    for (const path of [fifo, '/dev/zero']) {
+      try {
+        await client.request(acp.methods.client.fs.writeTextFile, {
+          sessionId,
+          path,
+          content: 'x\n',
+        });
+        await say(client, sessionId, `fs write ${path}: done. `);
+      } catch (error) {
+        await say(client, sessionId, `fs write ${path} refused: ${error.message}. `);
+      }
     }
     return 'end_turn';
   },

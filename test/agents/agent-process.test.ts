@@ -1,0 +1,68 @@
+/**
+ * An ACP agent's process as the host starts it (host/agents/agent-process.ts), a real child
+ * inside this machine's sandbox: what the host keeps of its stderr stays bounded whatever
+ * the agent writes there.
+ */
+import { describe, expect, it } from 'vitest';
+import { AgentProcess } from '../../host/agents/agent-process.js';
+import { machineSandbox } from '../support/sandbox.js';
+import { tempDir } from '../support/temp-dir.js';
+import { until } from '../support/wait.js';
+
+/** An agent that writes `script`'s stderr, then waits to be stopped. */
+async function startAgent(workspace: string, script: string): Promise<AgentProcess> {
+  return AgentProcess.start({
+    spec: {
+      name: 'flood',
+      command: process.execPath,
+      args: ['-e', `${script}; setInterval(() => undefined, 1000);`],
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
+      writable: [],
+      readable: [],
+    },
+    workspace,
+    sandbox: machineSandbox(),
+    onGroup: () => undefined,
+  });
+}
+
+describe("an ACP agent's stderr", () => {
+  it('a line that never ends is cut at 500 characters as it comes, not held whole', async () => {
+    await using workspace = tempDir('tether-agent-process-');
+    // 64 MiB on one line that never ends: the host keeps its first 500 characters.
+    const agent = await startAgent(
+      workspace.path,
+      "const b = 'e'.repeat(1 << 20); let n = 0; const more = () => { if (n++ < 64) process.stderr.write(b, more); }; more()",
+    );
+    try {
+      const line = await until('the cut line in the tail', () => agent.stderrTail().at(-1), {
+        timeout: 60_000,
+      });
+      expect(line).toBe(`${'e'.repeat(500)}…`);
+      expect(agent.gone).toBe(false);
+    } finally {
+      await agent.stop(2_000);
+    }
+  }, 90_000);
+
+  it('after a cut line, the next lines are kept as they are', async () => {
+    await using workspace = tempDir('tether-agent-process-');
+    const agent = await startAgent(
+      workspace.path,
+      "process.stderr.write('x'.repeat(2000) + 'tail of the long line\\nnext line\\nlast line\\n')",
+    );
+    try {
+      const tail = await until(
+        'three lines',
+        () => agent.stderrTail(),
+        (lines) => lines.length >= 3,
+        {
+          timeout: 60_000,
+        },
+      );
+      expect(tail).toEqual([`${'x'.repeat(500)}…`, 'next line', 'last line']);
+    } finally {
+      await agent.stop(2_000);
+    }
+  }, 90_000);
+});
