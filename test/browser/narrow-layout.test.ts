@@ -132,6 +132,8 @@ describe('the app at 390 px', () => {
       .evaluate((summary) => getComputedStyle(summary, '::before').content);
     expect(mark).toBe('"▸"');
     await saveScreenshot(page, 'narrow-approval-diff');
+    // While the run is busy the follow-up says so, and that fits too.
+    expect(await placeholderFits(byTestId(page, 'followup-text'))).toBe('Follow up later');
 
     await byTestId(card, 'approval-approve').click();
     const answered = byTestId(page, 'approval-card', { state: 'approved' });
@@ -145,21 +147,7 @@ describe('the app at 390 px', () => {
     // The follow-up: its placeholder fits; Send is disabled, and looks it, while empty.
     await visible(byTestId(page, 'run-screen', { 'run-id': runId, 'session-idle': 'true' }));
     const field = byTestId(page, 'followup-text');
-    const fit = await field.evaluate((textarea: HTMLTextAreaElement) => {
-      const style = getComputedStyle(textarea);
-      const context = document.createElement('canvas').getContext('2d')!;
-      context.font = `${style.fontStyle} ${style.fontWeight} ${style.fontSize} ${style.fontFamily}`;
-      const room =
-        textarea.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
-      return {
-        text: context.measureText(textarea.placeholder).width,
-        room,
-        scrolls: textarea.scrollWidth > textarea.clientWidth,
-      };
-    });
-    expect(fit.text).toBeGreaterThan(0);
-    expect(fit.text, JSON.stringify(fit)).toBeLessThanOrEqual(fit.room);
-    expect(fit.scrolls).toBe(false);
+    await placeholderFits(field);
     const send = byTestId(page, 'followup-submit');
     expect(await send.isDisabled()).toBe(true);
     const opacity = async () => Number(await send.evaluate((b) => getComputedStyle(b).opacity));
@@ -266,3 +254,24 @@ describe('the app at 390 px', () => {
     expect(await pageWidth(page)).toBeLessThanOrEqual(WIDTH);
   });
 });
+
+/** The follow-up's placeholder fits its text box, beside the tools and Send; returns it. */
+async function placeholderFits(field: Locator): Promise<string> {
+  const fit = await field.evaluate((textarea: HTMLTextAreaElement) => {
+    const style = getComputedStyle(textarea);
+    const context = document.createElement('canvas').getContext('2d')!;
+    context.font = `${style.fontStyle} ${style.fontWeight} ${style.fontSize} ${style.fontFamily}`;
+    const room =
+      textarea.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+    return {
+      placeholder: textarea.placeholder,
+      text: context.measureText(textarea.placeholder).width,
+      room,
+      scrolls: textarea.scrollWidth > textarea.clientWidth,
+    };
+  });
+  expect(fit.text).toBeGreaterThan(0);
+  expect(fit.text, JSON.stringify(fit)).toBeLessThanOrEqual(fit.room);
+  expect(fit.scrolls).toBe(false);
+  return fit.placeholder;
+}

@@ -392,7 +392,7 @@ function FollowUp({ host, run, idle }: { host: HostView; run: Run; idle: boolean
           id="followup-text"
           data-testid="followup-text"
           rows={1}
-          placeholder={idle ? 'Follow up here' : 'Follow up when done'}
+          placeholder={idle ? 'Follow up here' : 'Follow up later'}
           value={text}
           onInput={(event) => setText(event.currentTarget.value)}
           onPaste={(event) => attachPasted(event, attachments)}
@@ -400,6 +400,7 @@ function FollowUp({ host, run, idle }: { host: HostView; run: Run; idle: boolean
         <div class="composer-tools">
           <AttachButton
             testId="followup-attach"
+            iconOnly
             disabled={action.busy !== undefined}
             onFiles={attachments.add}
           />
