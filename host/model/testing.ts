@@ -3,3 +3,4 @@
  * never imports this module (eslint.config.js); the public face is ./index.ts.
  */
 export type { ModelAdapterConfig, ModelStreamEvent } from './types.js';
+export { takesImages } from './provider-rules.js';
