@@ -13,7 +13,7 @@ import {
   renameSync,
   rmSync,
 } from 'node:fs';
-import { copyFile, readdir, readFile } from 'node:fs/promises';
+import { copyFile, readdir, readFile, stat, utimes } from 'node:fs/promises';
 import path from 'node:path';
 import { git, GitError, gitSync, runGit } from './run-git.js';
 import type { Worktree, WorktreeCommit, WorktreeFile, WorktreeSource } from './types.js';
@@ -160,7 +160,7 @@ export async function commitWorktree(
   const index = path.join(worktree.gitDir, 'tether-index');
   const liveIndex = path.join(worktree.gitDir, 'index');
   // Starting from the worktree's own index lets git skip files whose stat is unchanged.
-  await copyFile(liveIndex, index).catch(() => rmSync(index, { force: true }));
+  await copyIndex(liveIndex, index).catch(() => rmSync(index, { force: true }));
   const env = { GIT_INDEX_FILE: index };
   if (!existsSync(index)) await git(place, ['read-tree', parent], { env });
   await git(place, ['add', '--all', '--', '.'], { env });
@@ -183,6 +183,19 @@ export async function commitWorktree(
   // The worktree's index now matches its new head: `git status` inside reads clean.
   renameSync(index, liveIndex);
   return { head, tree, committed: true };
+}
+
+/**
+ * Copies a git index with its modification time. Git trusts an entry whose stat is
+ * unchanged unless the entry is no older than the index file itself ("racily clean"), and
+ * then compares the content. A copy made now would be newer than a file rewritten, with
+ * the same size, in the second the index was written: git would skip that change and the
+ * commit would lose it. The time is rounded down, which only makes git look at more files.
+ */
+async function copyIndex(from: string, to: string): Promise<void> {
+  const { atime, mtimeMs } = await stat(from);
+  await copyFile(from, to);
+  await utimes(to, atime, new Date(Math.floor(mtimeMs)));
 }
 
 /** The tree of the branch's head commit, or null when the branch is gone. */

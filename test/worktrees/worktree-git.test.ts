@@ -4,7 +4,7 @@
  * merged into the user's checkout (fast-forward, merge commit, conflict, dirty), removed.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
@@ -112,6 +112,31 @@ describe('a run worktree', () => {
       { path: 'notes.txt', status: 'modified', additions: 1, deletions: 0, binary: false },
     ]);
     expect(change.stat).toEqual({ files: 2, additions: 2, deletions: 0 });
+  });
+
+  it('commits a file rewritten at its size in the second git wrote the index', async () => {
+    // Git trusts an unchanged stat (seconds, size, inode) unless the entry is no older than
+    // the index file; the commit must not lose the change by copying the index a second on.
+    const second = (ms: number) => Math.floor(ms / 1000);
+    for (let attempt = 1; ; attempt += 1) {
+      const { repository, worktree } = setUp(`tether/racy${attempt}`);
+      const gitDir = await createWorktree(worktree);
+      const notes = path.join(worktree.path, 'notes.txt');
+      writeFileSync(notes, 'ONE\nTWO\n');
+      const written = second(statSync(path.join(gitDir, 'index')).mtimeMs);
+      const entry = gitIn(worktree.path, 'ls-files', '--debug', 'notes.txt');
+      const now = statSync(notes);
+      const sameSecond =
+        [second(now.mtimeMs), second(now.ctimeMs)].every((s) => s === written) &&
+        [...entry.matchAll(/time: (\d+):/g)].every((m) => Number(m[1]) === written);
+      if (!sameSecond && attempt < 10) continue;
+      expect(sameSecond, 'the checkout, the index and the rewrite fell in one second').toBe(true);
+      await new Promise((resolve) => setTimeout(resolve, (written + 1) * 1000 - Date.now() + 20));
+      const commit = await commitWorktree({ ...worktree, gitDir }, AUTHOR, 'the task');
+      expect(gitIn(repository, 'show', `${commit.head}:notes.txt`)).toBe('ONE\nTWO');
+      expect(gitIn(worktree.path, 'status', '--porcelain')).toBe('');
+      return;
+    }
   });
 
   it('merges by fast-forward, then a second branch conflicts and changes nothing', async () => {
