@@ -6,7 +6,6 @@
 import { realpathSync } from 'node:fs';
 import {
   INHERITED_ENV,
-  McpSettingsError,
   plainSecrets,
   readSecret,
   type McpSettingIssue,
@@ -15,11 +14,19 @@ import {
 import type { AgentsConfig } from './agent-config.js';
 import type { AgentSpec } from './types.js';
 
+/** The settings of `agents` that cannot be used, each named (`agents.<name>.…`). */
+export class AgentSettingsError extends Error {
+  constructor(readonly issues: readonly McpSettingIssue[]) {
+    super(issues.map((issue) => `${issue.field}: ${issue.message}`).join('; '));
+    this.name = 'AgentSettingsError';
+  }
+}
+
 /**
  * Every configured agent with its secrets read. Secrets come back in `secrets` too, for
  * the Redactor and the logger: an agent's stderr or error may echo them.
  *
- * @throws McpSettingsError naming each setting (`agents.<name>.…`) that cannot be used.
+ * @throws AgentSettingsError naming each setting (`agents.<name>.…`) that cannot be used.
  */
 export async function resolveAgents(
   config: AgentsConfig,
@@ -72,6 +79,6 @@ export async function resolveAgents(
       readable,
     });
   }
-  if (issues.length > 0) throw new McpSettingsError(issues);
+  if (issues.length > 0) throw new AgentSettingsError(issues);
   return { agents, secrets };
 }

@@ -2,7 +2,8 @@
  * Every configured ACP agent of the host: what `host.info.agents` says of each (its
  * state, its last error, what the sandbox holds of it), and each run's agent process
  * started inside the sandbox, its process group recorded while it lives so the next start
- * after a crash kills it (with the MCP servers' groups: `store.mcpGroups`).
+ * after a crash kills it (in the table of the MCP servers' groups, `store.mcpGroups`, as
+ * `agent:<name>`).
  */
 import type { AgentInfo } from '../../protocol/index.js';
 import type { Logger } from '../log/index.js';

@@ -14,7 +14,7 @@ import {
   type PushKeys,
 } from '../identity/index.js';
 import { Redactor, type Logger } from '../log/index.js';
-import { resolveAgents, type AgentSpec } from '../agents/index.js';
+import { AgentSettingsError, resolveAgents, type AgentSpec } from '../agents/index.js';
 import { McpSettingsError, resolveMcpServers, type ResolveOptions } from '../mcp/index.js';
 import { b64u } from '../../protocol/index.js';
 import type { Identity } from '../../pairing/index.js';
@@ -57,7 +57,7 @@ export async function gatherSecrets(config: HostConfig, log: Logger): Promise<Ho
         : null,
   };
   const settingsError = (error: unknown): never => {
-    if (!(error instanceof McpSettingsError)) throw error;
+    if (!(error instanceof McpSettingsError || error instanceof AgentSettingsError)) throw error;
     const source = config.configFile === null ? 'config file' : `config file ${config.configFile}`;
     throw new ConfigError(error.issues.map((issue) => ({ source, ...issue })));
   };

@@ -62,9 +62,14 @@ export class McpServers {
     await Promise.all(
       this.groups.list().map(async (group) => {
         if (group.startedAt >= bootedAt) {
-          this.log.warn('killing an MCP server left by the previous host', { ...group });
+          // The table holds agents' groups too (host/agents/agents.ts), named `agent:<name>`.
+          const what = group.server.startsWith('agent:') ? 'an agent' : 'an MCP server';
+          this.log.warn(`killing ${what} left by the previous host`, { ...group });
           await killProcessGroup(group.pgid, 2_000).catch((error: unknown) =>
-            this.log.error('cannot kill an old MCP server', { ...group, error: String(error) }),
+            this.log.error(`cannot kill ${what} left by the previous host`, {
+              ...group,
+              error: String(error),
+            }),
           );
         }
         this.groups.remove(group.pgid);

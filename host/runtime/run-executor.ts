@@ -6,42 +6,20 @@
 import { digest, type RunFailure, type RunResult, errorMessage } from '../../protocol/index.js';
 import type { ModelCompletion, ModelToolSpec } from '../model/index.js';
 import { faultPoint } from '../faults/index.js';
-import type { Store, StoredRun } from '../store/index.js';
+import type { StoredRun } from '../store/index.js';
 import { parseToolInput } from '../tools/index.js';
 import { placeRunAttachments, readableAttachmentFolders } from './attachment-context.js';
 import { ContextCache } from './context-builder.js';
-import type { LiveHub } from './live-hub.js';
 import { runModelTurn } from './model-turn.js';
 import { prepareContext } from './session-compaction.js';
 import { TokenCount, inputBudget } from './token-count.js';
 import { cancelUnstartedCall, runReadyCall, settleProposedCall } from './tool-step.js';
-import {
-  cancelPendingApprovals,
-  finishRun,
-  finishToolCall,
-  markSessionIdle,
-  moveRun,
-} from './transitions.js';
-import type { AgentLauncher, PolicyFn, RuntimeLimits, RuntimeModel, ToolTable } from './types.js';
-import type { OpenWorktree, WorktreeRuns } from './worktree-runs.js';
-
-export interface ExecutorDeps {
-  store: Store;
-  live: LiveHub;
-  model: RuntimeModel | null;
-  tools: ToolTable;
-  policy: PolicyFn;
-  limits: RuntimeLimits;
-  worktrees: WorktreeRuns;
-  /** The ACP agents runs may be given to; null: none is configured. */
-  agents?: AgentLauncher | null;
-}
+import { RunFrame } from './run-frame.js';
+import { cancelPendingApprovals, finishToolCall } from './transitions.js';
 
 /** How the loop stopped; `waiting` parks the run until its approvals are answered. */
 type Outcome =
   { state: 'succeeded' } | { state: 'waiting' } | { state: 'failed'; error: RunFailure };
-/** `persistence`: commits fail; the run is left as last committed for recovery to settle. */
-type StopReason = 'cancel' | 'wall_time' | 'persistence';
 
 const UNSTARTED = new Set(['proposed', 'waiting_for_approval', 'ready']);
 
@@ -54,38 +32,22 @@ function recordedInput(raw: string): unknown {
   }
 }
 
-export class RunExecutor {
-  private readonly controller = new AbortController();
-  private stopReason: StopReason | null = null;
-  /** The session's own worktree the run works in, once opened; null: the workspace. */
-  private worktree: OpenWorktree | null = null;
-
-  constructor(
-    private readonly deps: ExecutorDeps,
-    readonly runId: string,
-  ) {}
-
-  /** Stops the run: aborts the model request and the running tool; no tool starts after. */
-  stop(reason: StopReason): void {
-    // Nothing can be recorded any more, not even a cancellation: persistence wins.
-    this.stopReason = reason === 'persistence' ? reason : (this.stopReason ?? reason);
-    this.controller.abort();
-  }
-
-  async execute(): Promise<void> {
-    const timer = setTimeout(() => this.stop('wall_time'), this.deps.limits.runWallTimeMs);
+export class RunExecutor extends RunFrame {
+  protected async work(): Promise<void> {
     try {
       const outcome = await this.loop();
-      if (this.stopReason === 'persistence') return;
+      if (this.persistenceLost()) return;
       // Parked for approval: the run keeps its session; an answer resumes it.
       if (outcome.state === 'waiting' && this.stopReason === null) return;
-      const ended = await this.commitWorktree(outcome);
+      const ended = await this.commitWorktree();
       if (ended.result !== null) faultPoint('worktree-committed');
       // Commits may have failed while git worked.
-      if ((this.stopReason as StopReason | null) === 'persistence') return;
-      this.finish(ended.outcome, ended.result);
+      if (this.persistenceLost()) return;
+      const failed: Outcome | null =
+        ended.failure === null ? null : { state: 'failed', error: ended.failure };
+      this.finish(outcome.state === 'failed' ? outcome : (failed ?? outcome), ended.result);
     } catch (error) {
-      if (this.stopReason === 'persistence') return;
+      if (this.persistenceLost()) return;
       this.finish({
         state: 'failed',
         error: {
@@ -94,39 +56,7 @@ export class RunExecutor {
         },
       });
       throw error;
-    } finally {
-      clearTimeout(timer);
-      this.deps.live.endRun(this.runId);
     }
-  }
-
-  /**
-   * A worktree run's files committed on its branch as it ends: the result to record with
-   * its end. A commit that fails leaves the files in the worktree and fails the run.
-   */
-  private async commitWorktree(
-    outcome: Outcome,
-  ): Promise<{ outcome: Outcome; result: RunResult | null }> {
-    const worktree = this.worktree;
-    if (worktree === null) return { outcome, result: null };
-    try {
-      return { outcome, result: await this.deps.worktrees.commit(this.run(), worktree) };
-    } catch (error) {
-      const message = `the run's files could not be committed on ${worktree.branch} (they are still in ${worktree.path}): ${errorMessage(error)}`;
-      return {
-        outcome:
-          outcome.state === 'failed'
-            ? outcome
-            : { state: 'failed', error: { code: 'internal', message } },
-        result: null,
-      };
-    }
-  }
-
-  private run(): StoredRun {
-    const run = this.deps.store.runs.getRun(this.runId);
-    if (run === undefined) throw new Error(`no run ${this.runId}`);
-    return run;
   }
 
   private async loop(): Promise<Outcome> {
@@ -237,17 +167,7 @@ export class RunExecutor {
   }
 
   private stoppedOutcome(): Outcome {
-    if (this.stopReason === 'wall_time') {
-      return {
-        state: 'failed',
-        error: {
-          code: 'wall_time_exceeded',
-          message: `the run took longer than ${this.deps.limits.runWallTimeMs} ms`,
-        },
-      };
-    }
-    // A cancelled run ends as cancelled in finish(), whatever this says.
-    return { state: 'failed', error: { code: 'cancelled', message: 'cancelled' } };
+    return { state: 'failed', error: this.stoppedFailure() };
   }
 
   /** Persists the message and its tool calls in one transaction. Returns how many calls. */
@@ -338,8 +258,8 @@ export class RunExecutor {
   }
 
   /**
-   * Ends the run (with its worktree's result, when it has one), then, with everything
-   * flushed and released, records `session.idle`.
+   * Ends the run (with its worktree's result, when it has one): its approvals and the
+   * calls that never started cancelled first.
    */
   private finish(outcome: Outcome, result: RunResult | null = null): void {
     const { store } = this.deps;
@@ -349,30 +269,12 @@ export class RunExecutor {
         cancelUnstartedCall(store, call, 'the run ended before this tool started');
       }
     }
-    store.write((tx) => {
-      let run = this.run();
-      if (result !== null) this.deps.worktrees.record(tx, run, result);
-      if (this.stopReason === 'cancel' || run.state === 'cancelling') {
-        if (run.state !== 'cancelling') run = moveRun(store, run, 'cancelling', tx);
-        finishRun(store, run, 'cancelled', tx, { reason: 'cancelled' });
-        return;
-      }
-      if (run.state === 'waiting_for_approval') run = moveRun(store, run, 'running', tx);
-      if (outcome.state === 'succeeded') {
-        finishRun(store, run, 'succeeded', tx);
-        return;
-      }
-      const stopped = this.stoppedOutcome();
-      const error =
-        outcome.state === 'failed'
+    const failure =
+      outcome.state === 'succeeded'
+        ? null
+        : outcome.state === 'failed'
           ? outcome.error
-          : stopped.state === 'failed'
-            ? stopped.error
-            : null;
-      if (error === null) throw new Error(`run ${this.runId} finished while parked`);
-      finishRun(store, run, 'failed', tx, { reason: error.code, error });
-    });
-    faultPoint('run-finished');
-    store.write((tx) => markSessionIdle(store, this.run(), tx));
+          : this.stoppedFailure();
+    this.recordEnd(failure, result);
   }
 }

@@ -8,7 +8,8 @@
  */
 import { isPersistenceFailed, type Store } from '../store/index.js';
 import { AgentRunExecutor } from './agent-run.js';
-import { RunExecutor, type ExecutorDeps } from './run-executor.js';
+import { RunExecutor } from './run-executor.js';
+import type { ExecutorDeps } from './run-frame.js';
 import { moveRun } from './transitions.js';
 
 export class RunScheduler {

@@ -6,10 +6,9 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { AgentsConfig, resolveAgents } from '../../host/agents/index.js';
+import { AgentSettingsError, AgentsConfig, resolveAgents } from '../../host/agents/index.js';
 import { ConfigError, loadHostConfig, redactedConfig } from '../../host/config/index.js';
 import { readPrivateFile } from '../../host/identity/index.js';
-import { McpSettingsError } from '../../host/mcp/index.js';
 import { tempDir } from '../support/temp-dir.js';
 
 function load(config: unknown, dir: string) {
@@ -115,8 +114,8 @@ describe('agents config', () => {
       }),
       options,
     ).catch((error: unknown) => error);
-    expect(missing).toBeInstanceOf(McpSettingsError);
-    expect((missing as McpSettingsError).issues).toEqual([
+    expect(missing).toBeInstanceOf(AgentSettingsError);
+    expect((missing as AgentSettingsError).issues).toEqual([
       {
         field: 'agents.claude.env.K',
         message: `the secret file ${join(dir.path, 'none')} does not exist`,

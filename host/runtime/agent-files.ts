@@ -1,0 +1,112 @@
+/**
+ * An ACP agent's `fs/read_text_file` and `fs/write_text_file` as calls of Tether's own
+ * read_file and write_file in its run, decided and run as the built-in loop's are (its
+ * policy, access declarations, cards and sandbox); a refusal is the request's error.
+ */
+import { readFileSync } from 'node:fs';
+import { realpath } from 'node:fs/promises';
+import { isAbsolute, join, relative } from 'node:path';
+import type {
+  ReadTextFileRequest,
+  ReadTextFileResponse,
+  WriteTextFileRequest,
+} from '@agentclientprotocol/sdk';
+import { requestError } from '../agents/index.js';
+import { newId, type StoredToolCall } from '../store/index.js';
+import { readCurrentFile } from '../tools/index.js';
+import type { AgentApprovals } from './agent-approvals.js';
+import type { AgentRunScope, AgentTranscript } from './agent-transcript.js';
+import { runReadyCall, settleProposedCall, type ToolStepContext } from './tool-step.js';
+
+/** JSON-RPC's "internal error" code, for a request the host refuses. */
+const REFUSED = -32603;
+
+export class AgentFiles {
+  constructor(
+    private readonly scope: AgentRunScope,
+    private readonly transcript: AgentTranscript,
+    private readonly approvals: AgentApprovals,
+    /** What the run's tool calls are decided and run with (its worktree, read-only folders). */
+    private readonly stepContext: () => ToolStepContext,
+  ) {}
+
+  async readTextFile(
+    params: ReadTextFileRequest,
+    signal: AbortSignal,
+  ): Promise<ReadTextFileResponse> {
+    const input = {
+      path: this.toolPath(params.path),
+      ...(params.line == null ? {} : { offset: params.line }),
+      ...(params.limit == null ? {} : { limit: params.limit }),
+    };
+    const done = await this.toolCall('read_file', input, signal);
+    // The whole text the tool read (masked), less its header line.
+    const file = done.output?.path;
+    const content = file === undefined ? (done.modelContent ?? '') : readFileSync(file, 'utf8');
+    const newline = content.indexOf('\n');
+    return { content: newline === -1 ? '' : content.slice(newline + 1) };
+  }
+
+  async writeTextFile(params: WriteTextFileRequest, signal: AbortSignal): Promise<void> {
+    const path = this.toolPath(params.path);
+    const expectedSha256 = await this.currentSha256(params.path, signal);
+    await this.toolCall('write_file', { path, content: params.content, expectedSha256 }, signal);
+  }
+
+  /**
+   * One call of a Tether tool for the agent, decided and run as the built-in loop's are:
+   * allowed, refused, or asked on a card (then run once approved). Its finished call, or
+   * a refusal the agent gets as its request's error.
+   */
+  private async toolCall(
+    name: string,
+    input: unknown,
+    signal: AbortSignal,
+  ): Promise<StoredToolCall> {
+    const { store, tools } = this.scope.deps;
+    if (this.scope.stopping()) throw await requestError(REFUSED, 'the run is stopping');
+    if (tools.get(name) === undefined) {
+      throw await requestError(REFUSED, `this host offers no ${name} tool`);
+    }
+    const call = this.transcript.insertToolCall(name, input, `fs-${newId('tc')}`);
+    const ctx = this.stepContext();
+    const settled = await settleProposedCall(ctx, call);
+    if (settled === 'waiting') {
+      const approvalId = this.approvals.pendingApprovalOf(call.id);
+      if (approvalId !== undefined) await this.approvals.awaitAnswer(approvalId, signal);
+      const now = store.tools.getToolCall(call.id)!;
+      if (now.state === 'ready') await runReadyCall(ctx, now);
+    }
+    const done = store.tools.getToolCall(call.id)!;
+    if (done.state !== 'succeeded') {
+      const result = done.result as { summary?: string; error?: { message?: string } } | null;
+      const why = result?.error?.message ?? result?.summary ?? `the call ended ${done.state}`;
+      throw await requestError(REFUSED, `${name} was not done: ${why}`);
+    }
+    return done;
+  }
+
+  /** The path as the tools take it: relative to the workspace when inside it. */
+  private toolPath(path: string): string {
+    if (!isAbsolute(path)) return path;
+    const inside = relative(this.scope.workspace, path);
+    return inside === '' ? '.' : inside.startsWith('..') || isAbsolute(inside) ? path : inside;
+  }
+
+  /**
+   * The file's sha256 as it is now, which the write is bound to; null when there is no
+   * regular file there (none, a FIFO, a device, a folder: write_file then refuses what is
+   * not a file). Read as write_file reads it, without waiting on a FIFO nor reading a
+   * device or a huge file into memory: the agent names the path.
+   */
+  private async currentSha256(path: string, signal: AbortSignal): Promise<string | null> {
+    let real: string;
+    try {
+      real = await realpath(isAbsolute(path) ? path : join(this.scope.workspace, path));
+    } catch {
+      return null;
+    }
+    const current = await readCurrentFile(real, path, 0, signal);
+    return 'exists' in current && current.exists ? current.sha256 : null;
+  }
+}
