@@ -19,7 +19,9 @@ import {
 } from './transitions.js';
 import type { Actor, AgentLauncher, RuntimeLimits, RuntimeModel, WorkspaceRef } from './types.js';
 import { giveAttachments } from './attachment-commands.js';
-import { checkWorktreeSource, freeBranch, type WorktreeSource } from '../worktrees/index.js';
+import { freeBranch, type WorktreeSource } from '../worktrees/index.js';
+import { checkAgent } from './submit-agent.js';
+import { checkFollowUpIsolation, worktreeSourceOf } from './submit-isolation.js';
 import { join } from 'node:path';
 
 const CONTINUE_TEXT = 'Continue the previous run from where it stopped.';
@@ -36,37 +38,6 @@ export interface CommandContext {
   >;
   /** The ACP agents a run may be given to; null: none is configured. */
   agents: AgentLauncher | null;
-}
-
-/**
- * The agent `run.submit` names, checked: one the host is configured with, and the one the
- * session's runs were given to (a session is one conversation, with the host's own loop
- * or with one agent). Undefined: the host's own loop.
- */
-function checkAgent(
-  ctx: CommandContext,
-  args: OpArgs<'run.submit'>,
-  sessionId: string | undefined,
-): string | undefined {
-  const { agent } = args;
-  if (agent !== undefined && ctx.agents?.has(agent) !== true) {
-    const message = `no agent named ${agent} is configured on this host`;
-    throw new TetherError('invalid_request', message, {
-      details: { issues: [{ path: 'agent', message }] },
-    });
-  }
-  if (sessionId === undefined) return agent;
-  const earlier = ctx.store.runs.listRuns({ sessionId, limit: 1, order: 'newest' })[0];
-  if (earlier !== undefined && earlier.agent !== agent) {
-    const message =
-      earlier.agent === undefined
-        ? "the session's runs are Tether's own: start a new task for an agent"
-        : `the session's runs are the agent ${earlier.agent}'s: a follow-up goes to it`;
-    throw new TetherError('invalid_request', message, {
-      details: { issues: [{ path: 'agent', message }] },
-    });
-  }
-  return agent;
 }
 
 function findWorkspace(
@@ -100,60 +71,6 @@ function chooseModel(model: RuntimeModel | null, requested: string | undefined):
     });
   }
   return requested;
-}
-
-/**
- * The repository and base commit of a new session's worktree, when the submit or the
- * workspace's default asks for one; a workspace that cannot have one refuses it, saying why.
- */
-function worktreeSourceOf(
-  ctx: CommandContext,
-  workspace: WorkspaceRef,
-  args: OpArgs<'run.submit'>,
-): { source: WorktreeSource } | null {
-  const isolation = args.isolation ?? workspace.isolation ?? 'none';
-  if (isolation === 'none') {
-    if (args.base !== undefined) throw isolationError('base', 'base needs isolation "worktree"');
-    return null;
-  }
-  if (ctx.worktreesDir === null) {
-    throw isolationError('isolation', 'this host keeps no worktrees (it has no data directory)');
-  }
-  const checked = checkWorktreeSource(workspace.path, args.base);
-  if (!checked.ok) {
-    throw isolationError(args.base === undefined ? 'isolation' : 'base', checked.reason);
-  }
-  return { source: checked.source };
-}
-
-/** A follow-up names no isolation of its own, and goes on only in a worktree still open. */
-function checkFollowUpIsolation(store: Store, sessionId: string, args: OpArgs<'run.submit'>): void {
-  const worktree = store.worktrees.get(sessionId);
-  if (args.base !== undefined) {
-    throw isolationError('base', "a worktree's base is chosen when its session starts");
-  }
-  const current = worktree === undefined ? 'none' : 'worktree';
-  if (args.isolation !== undefined && args.isolation !== current) {
-    throw isolationError(
-      'isolation',
-      worktree === undefined
-        ? 'the session works in its workspace: isolation is chosen when a session starts'
-        : 'the session works in its own worktree: a follow-up goes on there',
-    );
-  }
-  if (worktree !== undefined && worktree.state !== 'active') {
-    throw new TetherError(
-      'invalid_state',
-      `the session's worktree was ${worktree.state === 'kept' ? 'kept as its branch' : worktree.state}: start a new task`,
-      { details: { state: worktree.state } },
-    );
-  }
-}
-
-function isolationError(field: 'isolation' | 'base', message: string): TetherError {
-  return new TetherError('invalid_request', message, {
-    details: { issues: [{ path: field, message }] },
-  });
 }
 
 /** Eight characters of a host id, for a branch name: `run_3q2xAbCd…` → `3q2xabcd`-like. */
@@ -240,10 +157,10 @@ export function submitRun(
     (tx) => {
       let sessionId = args.sessionId;
       let worktree: { source: WorktreeSource } | null = null;
-      const agent = checkAgent(ctx, args, sessionId);
+      const agent = checkAgent(ctx.agents, store, args, sessionId);
       if (sessionId === undefined) {
         const workspace = findWorkspace(ctx.workspaces, args.workspace);
-        worktree = worktreeSourceOf(ctx, workspace, args);
+        worktree = worktreeSourceOf(ctx.worktreesDir, workspace, args);
         sessionId = newId('ses');
         const session = {
           id: sessionId,
