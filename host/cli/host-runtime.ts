@@ -1,7 +1,7 @@
 /**
- * The runtime as `tether start` builds it from the config: its model, Web Push, the
- * command sandbox, the MCP servers, the policy and the built-in tools, each made by its
- * own folder.
+ * The runtime as `tether start` builds it from the config: its model, Web Push
+ * (`host-push.ts`), the command sandbox, the MCP servers, the agents, the policy and the
+ * built-in tools, each made by its own folder.
  */
 import { homedir } from 'node:os';
 import { join } from 'node:path';
@@ -16,12 +16,12 @@ import {
   DEMO_MODEL_NAME,
 } from '../model/index.js';
 import { createHostPolicy } from '../policy/index.js';
-import { PushDispatcher } from '../push/index.js';
 import { Runtime, type RuntimeModel } from '../runtime/index.js';
 import type { Sandbox, SandboxStatus } from '../sandbox/index.js';
 import type { Store } from '../store/index.js';
 import { createHostTools, killProcessGroup } from '../tools/index.js';
 import { VERSION } from '../version.js';
+import { hostPush } from './host-push.js';
 import type { HostSecrets } from './host-secrets.js';
 import { hostRealPaths, machineSandbox } from './machine-sandbox.js';
 
@@ -93,20 +93,7 @@ export function createHostRuntime(
   parts: { store: Store; secrets: HostSecrets; workspaces: Runtime['workspaces']; log: Logger },
 ): HostRuntime {
   const { store, secrets, workspaces, log } = parts;
-  const pushLog = log.child({ component: 'push' });
-  const push = new PushDispatcher(store, {
-    host: {
-      hostId: secrets.identity.id,
-      hostName: config.hostName,
-      workspaceName: (path) =>
-        workspaces.find((workspace) => workspace.path === path)?.name ??
-        path.split('/').filter(Boolean).at(-1) ??
-        path,
-    },
-    keys: secrets.pushKeys,
-    settings: config.push,
-    log: (level, message, fields) => pushLog[level](message, fields),
-  });
+  const push = hostPush(config, parts);
   const hostPaths = hostRealPaths(config);
   const sandbox = machineSandbox({
     policy: config.policy,
