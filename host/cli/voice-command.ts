@@ -8,6 +8,7 @@ import { join, resolve } from 'node:path';
 import {
   ensureDataDir,
   loadHostConfig,
+  type HostConfig,
   modelSecrets,
   removeVoiceSettings,
   writeVoiceSettings,
@@ -95,35 +96,62 @@ export async function voiceCommand(
     signal: ctx.signal,
   };
 
-  if (action === 'show') {
-    const voice = config.voice;
-    if (voice === null) {
-      ctx.out('no transcription endpoint is set: the phone’s microphone button says so\n');
-      ctx.out('set one with: tether voice set --base-url URL --model NAME [--key-stdin]\n');
-      return 0;
-    }
-    const key = await loadEndpointKey('voice', keyOptions);
-    ctx.out(`base URL  ${shownUrl(voice.baseUrl)}\n`);
-    ctx.out(`model     ${voice.model}\n`);
-    ctx.out(`language  ${voice.language ?? 'detected by the endpoint'}\n`);
-    ctx.out(`key       ${key === null ? 'none stored' : `stored in ${key.where}`}\n`);
-    ctx.out(`config    ${config.configFile ?? path}\n`);
+  if (action === 'show') return showVoice(config, keyOptions, path, ctx);
+  if (action === 'unset') return unsetVoice(config, keyOptions, ctx);
+  return setVoice(values, { config, dataDir, path, keyOptions }, ctx);
+}
+
+type VoiceFlagValues = ReturnType<typeof parseCommandArgs<typeof FLAGS>>['values'];
+/** Where the endpoint's key is kept. */
+type KeyOptions = Parameters<typeof loadEndpointKey>[1];
+
+/** `tether voice show`: the endpoint, the model, the language and where the key is. */
+async function showVoice(
+  config: HostConfig,
+  keyOptions: KeyOptions,
+  path: string,
+  ctx: HostCommandContext,
+): Promise<number> {
+  const voice = config.voice;
+  if (voice === null) {
+    ctx.out('no transcription endpoint is set: the phone’s microphone button says so\n');
+    ctx.out('set one with: tether voice set --base-url URL --model NAME [--key-stdin]\n');
     return 0;
   }
+  const key = await loadEndpointKey('voice', keyOptions);
+  ctx.out(`base URL  ${shownUrl(voice.baseUrl)}\n`);
+  ctx.out(`model     ${voice.model}\n`);
+  ctx.out(`language  ${voice.language ?? 'detected by the endpoint'}\n`);
+  ctx.out(`key       ${key === null ? 'none stored' : `stored in ${key.where}`}\n`);
+  ctx.out(`config    ${config.configFile ?? path}\n`);
+  return 0;
+}
 
-  if (action === 'unset') {
-    const removed = config.configFile === null ? false : removeVoiceSettings(config.configFile);
-    const keyRemoved = await removeEndpointKey('voice', keyOptions);
-    ctx.out(
-      removed
-        ? `removed the transcription endpoint from ${config.configFile}\n`
-        : 'no transcription endpoint was set\n',
-    );
-    if (keyRemoved) ctx.out('removed its stored key\n');
-    ctx.out('a running host stops using it at its next start\n');
-    return 0;
-  }
+/** `tether voice unset`: the endpoint out of the config file, its key out of its store. */
+async function unsetVoice(
+  config: HostConfig,
+  keyOptions: KeyOptions,
+  ctx: HostCommandContext,
+): Promise<number> {
+  const removed = config.configFile === null ? false : removeVoiceSettings(config.configFile);
+  const keyRemoved = await removeEndpointKey('voice', keyOptions);
+  ctx.out(
+    removed
+      ? `removed the transcription endpoint from ${config.configFile}\n`
+      : 'no transcription endpoint was set\n',
+  );
+  if (keyRemoved) ctx.out('removed its stored key\n');
+  ctx.out('a running host stops using it at its next start\n');
+  return 0;
+}
 
+/** `tether voice set`: the flags given written to the config file, the key to its store. */
+async function setVoice(
+  values: VoiceFlagValues,
+  target: { config: HostConfig; dataDir: string; path: string; keyOptions: KeyOptions },
+  ctx: HostCommandContext,
+): Promise<number> {
+  const { config, dataDir, path, keyOptions } = target;
   const change = {
     ...(values['base-url'] === undefined ? {} : { baseUrl: values['base-url'] }),
     ...(values.model === undefined ? {} : { model: values.model }),

@@ -3,7 +3,8 @@
  * never imports this module (eslint.config.js); the public face is ./index.ts.
  */
 export type { ToolOutputSink } from './types.js';
-export { COMMAND_ENV_KEYS, createRunCommandTool } from './run-command.js';
+export { COMMAND_ENV_KEYS } from './command-process.js';
+export { createRunCommandTool } from './run-command.js';
 export type { RunCommandInput } from './run-command.js';
 export { defineTool } from './tool-input.js';
 export { createEditFileTool, editFileTool } from './edit-file.js';
