@@ -3,27 +3,25 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Event, HostMessage } from '../../protocol/index.js';
-import { startHostProcess, type HostProcess } from '../support/host-process.js';
+import type { HostProcess } from '../support/host-process.js';
+import { startModelHost, type ModelHost } from '../support/model-host.js';
 import { RawChannel, pairDevice } from '../support/raw-channel.js';
 import {
-  startScriptedModelServer,
   textTurn,
   toolCallTurn,
   type ScriptedModelServer,
 } from '../support/scripted-model-server.js';
 
+let served: ModelHost;
 let host: HostProcess;
 let model: ScriptedModelServer;
 
 beforeAll(async () => {
-  model = await startScriptedModelServer();
-  host = await startHostProcess({ model: model.baseUrl });
+  served = await startModelHost();
+  ({ model, host } = served);
 });
 
-afterAll(async () => {
-  await host.dispose();
-  await model.close();
-});
+afterAll(async () => served?.dispose());
 
 async function untilIdle(channel: RawChannel, runId: string): Promise<Event[]> {
   const events: Event[] = [];

@@ -17,9 +17,9 @@ import {
   type OpResult,
 } from '../../protocol/index.js';
 import { startHostProcess, type HostProcess } from '../support/host-process.js';
+import { startModelHost, type ModelHost } from '../support/model-host.js';
 import { RawChannel, pairDevice } from '../support/raw-channel.js';
 import {
-  startScriptedModelServer,
   textTurn,
   toolCallTurn,
   type ScriptedModelServer,
@@ -48,6 +48,7 @@ const OPENAI_USAGE = {
 const PLAIN_USAGE = { prompt_tokens: 2000, completion_tokens: 100, total_tokens: 2100 };
 const PRICE = { inputPerMTok: 0.27, cachedInputPerMTok: 0.07, outputPerMTok: 1.1 };
 
+let served: ModelHost;
 let model: ScriptedModelServer;
 let host: HostProcess;
 let channel: RawChannel;
@@ -85,9 +86,7 @@ async function runTask(text: string, session?: string): Promise<OpResult<'run.su
 }
 
 beforeAll(async () => {
-  model = await startScriptedModelServer();
-  host = await startHostProcess({
-    model: model.baseUrl,
+  served = await startModelHost({
     config: {
       policy: {
         tools: { write_file: 'allow', edit_file: 'allow' },
@@ -96,6 +95,7 @@ beforeAll(async () => {
       prices: { 'scripted-model': PRICE },
     },
   });
+  ({ model, host } = served);
   const { host: paired } = await pairDevice(await host.pairLink());
   channel = await RawChannel.open(paired);
   await channel.call('subscribe', {});
@@ -130,8 +130,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await channel?.[Symbol.asyncDispose]();
-  await host?.dispose();
-  await model?.close();
+  await served?.dispose();
 });
 
 describe('run.changes', () => {

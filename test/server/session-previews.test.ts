@@ -4,26 +4,21 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HostMessage } from '../../protocol/index.js';
-import { startHostProcess, type HostProcess } from '../support/host-process.js';
+import type { HostProcess } from '../support/host-process.js';
+import { startModelHost, type ModelHost } from '../support/model-host.js';
 import { RawChannel, pairDevice } from '../support/raw-channel.js';
-import {
-  startScriptedModelServer,
-  textTurn,
-  type ScriptedModelServer,
-} from '../support/scripted-model-server.js';
+import { textTurn, type ScriptedModelServer } from '../support/scripted-model-server.js';
 
+let served: ModelHost;
 let host: HostProcess;
 let model: ScriptedModelServer;
 
 beforeAll(async () => {
-  model = await startScriptedModelServer();
-  host = await startHostProcess({ model: model.baseUrl });
+  served = await startModelHost();
+  ({ model, host } = served);
 });
 
-afterAll(async () => {
-  await host.dispose();
-  await model.close();
-});
+afterAll(async () => served?.dispose());
 
 /** The runs whose previews `channel` received until `runId`'s session went idle. */
 async function previewedRuns(channel: RawChannel, runId: string): Promise<Set<string>> {
