@@ -8,33 +8,24 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hasExif, jpegSize, withExifGps } from '../support/exif-jpeg.js';
 import { textTurn, userContents } from '../support/scripted-model-server.js';
-import { startAppHost, type AppHost } from './support/app-host.js';
-import { launchWebKit, WEBKIT_START_MS, type WebKit, type WebKitPage } from './support/webkit.js';
+import type { AppHost } from './support/app-host.js';
+import { WEBKIT_START_MS, type WebKit, type WebKitPage } from './support/webkit.js';
+import { openWebKitApp, testId, type WebKitApp } from './support/webkit-app.js';
 
 /** The flow's budget: many steps of up to WEBKIT_STEP_MS each under a loaded machine. */
 const TEST_MS = 300_000;
 
+let opened: WebKitApp;
 let webkit: WebKit;
 let app: AppHost;
 let phone: WebKitPage;
 
-/** `[data-testid="<id>"]`, narrowed by `data-*` attributes. */
-function testId(id: string, data: Record<string, string> = {}): string {
-  const attributes = Object.entries(data)
-    .map(([name, value]) => `[data-${name}="${value}"]`)
-    .join('');
-  return `[data-testid="${id}"]${attributes}`;
-}
-
 beforeAll(async () => {
-  webkit = await launchWebKit();
-  app = await startAppHost();
+  opened = await openWebKitApp();
+  ({ webkit, app } = opened);
 }, WEBKIT_START_MS * 2);
 
-afterAll(async () => {
-  await webkit?.close();
-  await app?.dispose();
-});
+afterAll(async () => opened?.close());
 
 describe('attachments in WebKit', () => {
   it(

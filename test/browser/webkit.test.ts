@@ -12,32 +12,20 @@ import { createServer, type Server } from 'node:http';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { textTurn } from '../support/scripted-model-server.js';
 import { until } from '../support/wait.js';
-import { startAppHost, type AppHost } from './support/app-host.js';
+import type { AppHost } from './support/app-host.js';
 import { storeDevices, storeEvents, storeRuns, storeToolCalls } from './support/store-reader.js';
 import { runCommand, sayThenCall, words } from './support/turns.js';
-import {
-  launchWebKit,
-  WEBKIT_START_MS,
-  WEBKIT_STEP_MS,
-  type WebKit,
-  type WebKitPage,
-} from './support/webkit.js';
+import { WEBKIT_START_MS, WEBKIT_STEP_MS, type WebKit, type WebKitPage } from './support/webkit.js';
+import { openWebKitApp, testId, type WebKitApp } from './support/webkit-app.js';
 
 const DEVICE_NAME = 'WebKit iPhone';
 /** A test's budget: several steps of up to WEBKIT_STEP_MS each under a loaded machine. */
 const TEST_MS = 180_000;
 
+let opened: WebKitApp;
 let webkit: WebKit;
 let app: AppHost;
 let phone: WebKitPage;
-
-/** `[data-testid="<id>"]`, narrowed by `data-*` attributes. */
-function testId(id: string, data: Record<string, string> = {}): string {
-  const attributes = Object.entries(data)
-    .map(([name, value]) => `[data-${name}="${value}"]`)
-    .join('');
-  return `[data-testid="${id}"]${attributes}`;
-}
 
 /** How many elements match `css` on the page now. */
 async function count(page: WebKitPage, css: string): Promise<number> {
@@ -56,8 +44,8 @@ async function streamedLength(page: WebKitPage): Promise<number> {
 }
 
 beforeAll(async () => {
-  webkit = await launchWebKit();
-  app = await startAppHost();
+  opened = await openWebKitApp();
+  ({ webkit, app } = opened);
 }, WEBKIT_START_MS * 2);
 
 afterEach(async () => {
@@ -69,10 +57,7 @@ afterEach(async () => {
   if (!up) await app.host.restart();
 });
 
-afterAll(async () => {
-  await webkit?.close();
-  await app?.dispose();
-});
+afterAll(async () => opened?.close());
 
 describe('the PWA in WebKit against the real host', () => {
   it(
