@@ -126,7 +126,9 @@ describe('the Node client against the real host', () => {
     const stop = connection.state.subscribe((state) => {
       for (const preview of Object.values(state.previews)) previews.push(preview.text);
     });
-    model.push(textTurn(['Hel', 'lo ', 'there.'], { delayMs: 20 }));
+    // Deltas further apart than the host's preview batching (~33 ms), so that one is sent
+    // before the message is durable even on a loaded machine.
+    model.push(textTurn(['Hel', 'lo ', 'there.'], { delayMs: 150 }));
     const submitted = await connection.submit('run.submit', { input: { text: 'Say hi' } });
     expect(submitted).toMatchObject({ state: 'queued', deduplicated: false });
     const { runId } = submitted;
