@@ -127,9 +127,13 @@ describe('tether remote', () => {
   });
 
   it('watch <runId> shows the tool call and the final state, and ends at session.idle', async () => {
+    // The model answers once the watch has shown the run: it follows a live run however
+    // slowly the watch starts.
+    let release = (): void => undefined;
+    const heldUntil = new Promise<void>((resolve) => (release = resolve));
     model.push(
       toolCallTurn([{ id: 'call_1', name: 'list_directory', arguments: '{"path":"."}' }], {
-        delayMs: 300,
+        heldUntil,
       }),
       textTurn(['The workspace ', 'holds README.md.'], { delayMs: 100 }),
     );
@@ -137,7 +141,10 @@ describe('tether remote', () => {
     expect(submitted.code).toBe(0);
     const runId = submittedRunId(submitted.stdout);
 
-    const watched = await remote('watch', runId);
+    const watching = startTether(['remote', 'watch', runId, '--state', state], home);
+    await watching.waitFor(/^running: What is in the workspace\?$/m);
+    release();
+    const watched = await watching.exit;
     expect(watched.code).toBe(0);
     const lines = watched.stdout.trimEnd().split('\n');
     const tool = lines.findIndex((line) => /^tool list_directory\b.*: succeeded/.test(line));

@@ -24,6 +24,8 @@ export interface StreamTurn {
   done?: boolean;
   /** Pause before each frame (slow drip). */
   delayMs?: number;
+  /** Sends nothing (not even headers) until this settles: a test's gate on its own step. */
+  heldUntil?: Promise<unknown>;
   /** Send this many frames, then send nothing more and hold the socket until the client leaves. */
   stallAfter?: number;
   /** Send this many frames, then destroy the socket. */
@@ -228,6 +230,8 @@ function framesOf(turn: StreamTurn, requestedModel: string): string[] {
 }
 
 async function streamTurn(res: ServerResponse, turn: StreamTurn, model: string): Promise<void> {
+  await turn.heldUntil?.catch(() => undefined);
+  if (res.destroyed) return;
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
   res.flushHeaders();
   const frames = framesOf(turn, model);
