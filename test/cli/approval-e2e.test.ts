@@ -9,9 +9,9 @@ import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startHostProcess, type HostProcess } from '../support/host-process.js';
+import type { HostProcess } from '../support/host-process.js';
+import { startModelHost, type ModelHost } from '../support/model-host.js';
 import {
-  startScriptedModelServer,
   textTurn,
   toolCallTurn,
   type ScriptedModelServer,
@@ -22,6 +22,7 @@ import { runTether, startTether } from './run-cli.js';
 const bin = new URL('../../bin/tether.js', import.meta.url).pathname;
 /** The device that approves: `approved by` names it. */
 const DEVICE_NAME = 'Approving laptop';
+let served: ModelHost;
 let host: HostProcess;
 let model: ScriptedModelServer;
 let homeDir: TempDir;
@@ -29,8 +30,8 @@ let home: string;
 let state: string;
 
 beforeAll(async () => {
-  model = await startScriptedModelServer();
-  host = await startHostProcess({ model: model.baseUrl });
+  served = await startModelHost();
+  ({ model, host } = served);
   homeDir = tempDir('tether-approval-e2e-', { realpath: false });
   home = homeDir.path;
   state = join(home, 'remote.json');
@@ -42,8 +43,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await host.dispose();
-  await model.close();
+  await served?.dispose();
   homeDir.remove();
 });
 

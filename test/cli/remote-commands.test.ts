@@ -8,10 +8,10 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { Run } from '../../protocol/index.js';
-import { startHostProcess, type HostProcess } from '../support/host-process.js';
+import type { HostProcess } from '../support/host-process.js';
+import { startModelHost, type ModelHost } from '../support/model-host.js';
 import {
   errorReply,
-  startScriptedModelServer,
   textTurn,
   toolCallTurn,
   type ScriptedModelServer,
@@ -19,6 +19,7 @@ import {
 import { tempDir, type TempDir } from '../support/temp-dir.js';
 import { runTether, startTether } from './run-cli.js';
 
+let served: ModelHost;
 let host: HostProcess;
 let model: ScriptedModelServer;
 let homeDir: TempDir;
@@ -47,16 +48,15 @@ async function runsJson(): Promise<Run[]> {
 }
 
 beforeAll(async () => {
-  model = await startScriptedModelServer();
-  host = await startHostProcess({ model: model.baseUrl });
+  served = await startModelHost();
+  ({ model, host } = served);
   homeDir = tempDir('tether-remote-cli-', { realpath: false });
   home = homeDir.path;
   state = join(home, 'state', 'remote.json');
 });
 
 afterAll(async () => {
-  await host.dispose();
-  await model.close();
+  await served?.dispose();
   homeDir.remove();
 });
 

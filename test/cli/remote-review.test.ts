@@ -10,9 +10,9 @@ import { createHash, randomUUID } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startHostProcess, type HostProcess } from '../support/host-process.js';
+import type { HostProcess } from '../support/host-process.js';
+import { startModelHost, type ModelHost } from '../support/model-host.js';
 import {
-  startScriptedModelServer,
   textTurn,
   toolCallTurn,
   type ScriptedModelServer,
@@ -20,6 +20,7 @@ import {
 import { tempDir, type TempDir } from '../support/temp-dir.js';
 import { runTether } from './run-cli.js';
 
+let served: ModelHost;
 let host: HostProcess;
 let model: ScriptedModelServer;
 let homeDir: TempDir;
@@ -61,8 +62,8 @@ async function submitWorktreeRun(task: string): Promise<string> {
 }
 
 beforeAll(async () => {
-  model = await startScriptedModelServer();
-  host = await startHostProcess({ model: model.baseUrl });
+  served = await startModelHost();
+  ({ model, host } = served);
   homeDir = tempDir('tether-review-cli-', { realpath: false });
   state = join(homeDir.path, 'remote.json');
   const workspace = host.workspace;
@@ -76,8 +77,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await host.dispose();
-  await model.close();
+  await served?.dispose();
   homeDir.remove();
 });
 

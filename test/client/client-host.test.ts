@@ -14,15 +14,13 @@ import {
   type WebSocketFactory,
 } from '../../remote/client/index.js';
 import { FileStorage, nodeWebSocketFactory } from '../../remote/client/node/index.js';
-import { startHostProcess, type HostProcess } from '../support/host-process.js';
-import {
-  startScriptedModelServer,
-  textTurn,
-  type ScriptedModelServer,
-} from '../support/scripted-model-server.js';
+import type { HostProcess } from '../support/host-process.js';
+import { startModelHost, type ModelHost } from '../support/model-host.js';
+import { textTurn, type ScriptedModelServer } from '../support/scripted-model-server.js';
 import { tempDir, type TempDir } from '../support/temp-dir.js';
 import { stateWhere, statusOf } from './helpers.js';
 
+let served: ModelHost;
 let host: HostProcess;
 let model: ScriptedModelServer;
 let rootDir: TempDir;
@@ -37,8 +35,8 @@ const OfferStatus = z.looseObject({ state: z.string(), sas: z.string().optional(
 beforeAll(async () => {
   rootDir = tempDir('tether-client-host-', { realpath: false });
   root = rootDir.path;
-  model = await startScriptedModelServer();
-  host = await startHostProcess({ model: model.baseUrl });
+  served = await startModelHost();
+  ({ model, host } = served);
   const open = nodeWebSocketFactory();
   const recording: WebSocketFactory = (url) => {
     const socket = open(url) as WebSocket;
@@ -53,8 +51,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await client.close();
-  await host.dispose();
-  await model.close();
+  await served?.dispose();
   rootDir.remove();
 });
 

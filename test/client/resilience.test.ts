@@ -19,9 +19,9 @@ import {
 } from '../../remote/client/index.js';
 import { type EventSubscription } from '../../remote/client/testing.js';
 import { FileStorage, nodeWebSocketFactory } from '../../remote/client/node/index.js';
-import { startHostProcess, type HostProcess } from '../support/host-process.js';
+import type { HostProcess } from '../support/host-process.js';
+import { startModelHost, type ModelHost } from '../support/model-host.js';
 import {
-  startScriptedModelServer,
   textTurn,
   toolCallTurn,
   type ScriptedModelServer,
@@ -34,6 +34,7 @@ import { stateWhere, statusOf } from './helpers.js';
 /** How long any one awaited condition may take before the test fails with its name. */
 const DEADLINE_MS = 20_000;
 
+let served: ModelHost;
 let host: HostProcess;
 let model: ScriptedModelServer;
 let rootDir: TempDir;
@@ -224,8 +225,8 @@ beforeAll(async () => {
   rootDir = tempDir('tether-resilience-', { realpath: false });
   root = rootDir.path;
   storagePath = join(root, 'client.json');
-  model = await startScriptedModelServer();
-  host = await startHostProcess({ model: model.baseUrl });
+  served = await startModelHost();
+  ({ model, host } = served);
   const pairing = new TetherClient({
     storage: new FileStorage(storagePath),
     socketFactory: nodeWebSocketFactory(),
@@ -243,8 +244,7 @@ afterEach(async () => {
 });
 
 afterAll(async () => {
-  await host.dispose();
-  await model.close();
+  await served?.dispose();
   rootDir.remove();
 });
 

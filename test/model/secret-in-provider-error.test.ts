@@ -15,7 +15,8 @@ import { createModelAdapter } from '../../host/model/index.js';
 import { Store } from '../../host/store/index.js';
 import { TetherClient, type HostConnection, type HostState } from '../../remote/client/index.js';
 import { FileStorage, nodeWebSocketFactory } from '../../remote/client/node/index.js';
-import { startHostProcess, type HostProcess } from '../support/host-process.js';
+import type { HostProcess } from '../support/host-process.js';
+import { startModelHost, type ModelHost } from '../support/model-host.js';
 import {
   errorReply,
   startScriptedModelServer,
@@ -62,6 +63,7 @@ const ECHOES = [
   },
 ];
 
+let served: ModelHost;
 let host: HostProcess;
 let model: ScriptedModelServer;
 let root: TempDir;
@@ -70,8 +72,8 @@ let connection: HostConnection;
 
 beforeAll(async () => {
   root = tempDir('tether-secret-error-', { realpath: false });
-  model = await startScriptedModelServer();
-  host = await startHostProcess({ model: model.baseUrl, env: { TETHER_MODEL_API_KEY: KEY } });
+  served = await startModelHost({ env: { TETHER_MODEL_API_KEY: KEY } });
+  ({ model, host } = served);
   client = new TetherClient({
     storage: new FileStorage(join(root.path, 'client.json')),
     socketFactory: nodeWebSocketFactory(),
@@ -83,8 +85,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await client.close();
-  await host.dispose();
-  await model.close();
+  await served?.dispose();
   root.remove();
 });
 
