@@ -13,13 +13,31 @@ import { ContextCache } from './context-builder.js';
 import { runModelTurn } from './model-turn.js';
 import { prepareContext } from './session-compaction.js';
 import { TokenCount, inputBudget } from './token-count.js';
-import { cancelUnstartedCall, runReadyCall, settleProposedCall } from './tool-step.js';
+import {
+  cancelUnstartedCall,
+  runReadyCall,
+  settleProposedCall,
+  type ToolStepContext,
+} from './tool-step.js';
 import { RunFrame } from './run-frame.js';
+import type { RuntimeModel } from './types.js';
+import type { OpenWorktree } from './worktree-runs.js';
 import { cancelPendingApprovals, finishToolCall } from './transitions.js';
 
 /** How the loop stopped; `waiting` parks the run until its approvals are answered. */
 type Outcome =
   { state: 'succeeded' } | { state: 'waiting' } | { state: 'failed'; error: RunFailure };
+
+/** Where a run works, once it can start. */
+interface RunPlace {
+  model: RuntimeModel;
+  /** The model the run asks, as recorded with it. */
+  modelName: string;
+  worktree: OpenWorktree | null;
+  workspace: string;
+  /** Folders of attachments the run may read. */
+  readOnly: string[];
+}
 
 const UNSTARTED = new Set(['proposed', 'waiting_for_approval', 'ready']);
 
@@ -60,34 +78,12 @@ export class RunExecutor extends RunFrame {
   }
 
   private async loop(): Promise<Outcome> {
-    const { store, model, limits } = this.deps;
+    const { store, limits } = this.deps;
     const run = this.run();
-    const sessionWorkspace = store.runs.getSession(run.sessionId)?.workspace;
-    if (sessionWorkspace === undefined) throw new Error(`run ${run.id} has no session`);
-    if (model === null || run.model === null) {
-      return {
-        state: 'failed',
-        error: {
-          code: 'model_not_configured',
-          message:
-            'no model is configured: set TETHER_MODEL_BASE_URL, TETHER_MODEL and TETHER_MODEL_API_KEY (or DEEPSEEK_API_KEY) and restart the host',
-        },
-      };
-    }
-    try {
-      this.worktree = await this.deps.worktrees.open(run.sessionId);
-    } catch (error) {
-      const why = errorMessage(error);
-      return {
-        state: 'failed',
-        error: { code: 'internal', message: `the run's own worktree could not be made: ${why}` },
-      };
-    }
-    const worktree = this.worktree;
-    const workspace = worktree?.path ?? sessionWorkspace;
+    const place = await this.placeOf(run);
+    if ('state' in place) return place;
+    const { model, workspace, worktree } = place;
     const signal = this.controller.signal;
-    placeRunAttachments(store, run);
-    const readOnly = readableAttachmentFolders(store, run.sessionId);
     const cache = new ContextCache(store, model.adapter.provider);
     const target = {
       workspace,
@@ -96,29 +92,22 @@ export class RunExecutor extends RunFrame {
       extraChars: 0,
       count: new TokenCount(),
     };
+    const step: ToolStepContext = {
+      store,
+      live: this.deps.live,
+      tools: this.deps.tools,
+      policy: this.deps.policy,
+      workspace,
+      worktree:
+        worktree === null
+          ? null
+          : { gitReadOnly: [worktree.commonDir], repository: worktree.repository },
+      readOnly: place.readOnly,
+      limits,
+      signal,
+    };
     for (;;) {
-      const step = {
-        store,
-        live: this.deps.live,
-        tools: this.deps.tools,
-        policy: this.deps.policy,
-        workspace,
-        worktree:
-          worktree === null
-            ? null
-            : { gitReadOnly: [worktree.commonDir], repository: worktree.repository },
-        readOnly,
-        limits,
-        signal,
-      };
-      for (const call of store.tools.listToolCallsInState(run.id, ['proposed', 'ready'])) {
-        if (this.stopReason !== null) break;
-        const settled =
-          call.state === 'ready'
-            ? await runReadyCall(step, call)
-            : await settleProposedCall(step, call);
-        if (settled === 'waiting') return { state: 'waiting' };
-      }
+      if ((await this.settleCalls(step, run.id)) === 'waiting') return { state: 'waiting' };
       if (this.stopReason !== null) return this.stoppedOutcome();
       const turn = store.runs.countMessages(run.id);
       if (turn >= limits.maxModelTurns) {
@@ -149,7 +138,7 @@ export class RunExecutor extends RunFrame {
         { store, adapter: model.adapter, live: this.deps.live, signal },
         run,
         turn,
-        { model: run.model, messages: context.plan.messages, tools: specs },
+        { model: place.modelName, messages: context.plan.messages, tools: specs },
       );
       if (outcome.kind === 'completed' && outcome.completion.usage?.promptTokens !== undefined) {
         target.count.calibrate(context.plan.size, outcome.completion.usage.promptTokens);
@@ -164,6 +153,56 @@ export class RunExecutor extends RunFrame {
       const calls = this.recordMessage(run, workspace, outcome.messageId, outcome.completion);
       if (calls === 0) return { state: 'succeeded' };
     }
+  }
+
+  /**
+   * Where the run works: its model, its session's workspace or its own worktree (made
+   * here), and the attachment folders it may read; or why it cannot start.
+   */
+  private async placeOf(run: StoredRun): Promise<RunPlace | Outcome> {
+    const { store, model } = this.deps;
+    const sessionWorkspace = store.runs.getSession(run.sessionId)?.workspace;
+    if (sessionWorkspace === undefined) throw new Error(`run ${run.id} has no session`);
+    if (model === null || run.model === null) {
+      return {
+        state: 'failed',
+        error: {
+          code: 'model_not_configured',
+          message:
+            'no model is configured: set TETHER_MODEL_BASE_URL, TETHER_MODEL and TETHER_MODEL_API_KEY (or DEEPSEEK_API_KEY) and restart the host',
+        },
+      };
+    }
+    try {
+      this.worktree = await this.deps.worktrees.open(run.sessionId);
+    } catch (error) {
+      const why = errorMessage(error);
+      return {
+        state: 'failed',
+        error: { code: 'internal', message: `the run's own worktree could not be made: ${why}` },
+      };
+    }
+    placeRunAttachments(store, run);
+    return {
+      model,
+      modelName: run.model,
+      worktree: this.worktree,
+      workspace: this.worktree?.path ?? sessionWorkspace,
+      readOnly: readableAttachmentFolders(store, run.sessionId),
+    };
+  }
+
+  /** Settles the run's proposed and ready tool calls, in order; `waiting` when one parks it. */
+  private async settleCalls(step: ToolStepContext, runId: string): Promise<'waiting' | 'settled'> {
+    for (const call of step.store.tools.listToolCallsInState(runId, ['proposed', 'ready'])) {
+      if (this.stopReason !== null) break;
+      const settled =
+        call.state === 'ready'
+          ? await runReadyCall(step, call)
+          : await settleProposedCall(step, call);
+      if (settled === 'waiting') return 'waiting';
+    }
+    return 'settled';
   }
 
   private stoppedOutcome(): Outcome {
