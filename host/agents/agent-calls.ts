@@ -10,9 +10,8 @@ import type {
   ToolCallUpdate,
 } from '@agentclientprotocol/sdk';
 import type { AgentToolInput } from '../../protocol/index.js';
+import { CARD_MAX_CHARS } from './agent-limits.js';
 
-/** The most a permission request's card may hold (its raw input as JSON, and the rest). */
-const CARD_MAX_CHARS = 256 * 1024;
 /** A tool call's text the run keeps (its content as the agent reported it). */
 const TOOL_TEXT_MAX_CHARS = 16_000;
 
@@ -102,6 +101,17 @@ export function cardInput(call: AgentCall): AgentToolInput {
 }
 
 /**
+ * Why the card of `call` is more than the host keeps (its title, kind, locations and raw
+ * input as JSON past {@link CARD_MAX_CHARS}), or null when it is not.
+ */
+export function oversizedCard(call: AgentCall): string | null {
+  const size = JSON.stringify(cardInput(call)).length;
+  if (size <= CARD_MAX_CHARS) return null;
+  const title = (call.title ?? '').slice(0, 80);
+  return `the tool call "${title}" is ${size} characters as a card, more than the ${CARD_MAX_CHARS} the host keeps of one`;
+}
+
+/**
  * Why no card can show the permission request of `call` faithfully, or null when one can.
  * `allowsOnce`: the request offers "allow once" (Tether answers for one call only).
  */
@@ -109,9 +119,6 @@ export function unfaithfulReason(call: AgentCall, allowsOnce: boolean): string |
   if (call.title === null || call.title === '') return 'it has no title';
   if (call.rawInput !== undefined && jsonValue(call.rawInput) === undefined) {
     return 'its raw input is not JSON';
-  }
-  if (JSON.stringify(cardInput(call)).length > CARD_MAX_CHARS) {
-    return `it is longer than ${CARD_MAX_CHARS} characters`;
   }
   if (!allowsOnce) return 'it offers no "allow once": Tether answers for one call only';
   return null;

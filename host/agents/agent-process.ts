@@ -4,7 +4,8 @@
  * on, since an agent talks to its provider and no sandbox here filters by host), as the
  * leader of its own process group, with its stdio piped to the host. Its stderr's last
  * lines are kept for the run's error when it dies: each cut as it comes, so an agent that
- * writes without end on one line costs the host no more than the kept characters.
+ * writes without end on one line costs the host no more than the kept characters, and
+ * masked before it is cut, so a secret across the cut is never shown in part.
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { closeSync, openSync } from 'node:fs';
@@ -16,6 +17,8 @@ import type { AgentSpec } from './types.js';
 /** stderr lines kept for a failed run's error, and the characters of each. */
 const STDERR_TAIL_LINES = 20;
 const STDERR_LINE_MAX = 500;
+/** Read past the cut before masking: a secret up to this long that the cut crosses is masked whole. */
+const MASK_SLACK = 8_192;
 
 export interface AgentStartOptions {
   spec: AgentSpec;
@@ -26,6 +29,8 @@ export interface AgentStartOptions {
   onGroup(pgid: number): void;
   /** Each line of stderr as it comes (for the host log). */
   onStderrLine?(line: string): void;
+  /** Masks the host's secrets in a line of stderr, before it is cut. */
+  mask?(text: string): string;
 }
 
 export type AgentSandboxScope = AgentInfo['sandbox'];
@@ -56,16 +61,20 @@ export class AgentProcess {
     // Lines cut as they come (never a whole line held first: it may not end).
     let line = '';
     let cut = false;
-    const keep = (kept: string) => {
+    const held = STDERR_LINE_MAX + MASK_SLACK;
+    const keep = (whole: string) => {
+      const masked = options.mask === undefined ? whole : options.mask(whole);
+      const kept =
+        masked.length > STDERR_LINE_MAX ? `${masked.slice(0, STDERR_LINE_MAX)}…` : masked;
       this.tail.push(kept);
       if (this.tail.length > STDERR_TAIL_LINES) this.tail.shift();
       options.onStderrLine?.(kept);
     };
     const take = (part: string) => {
       if (cut) return;
-      line += part;
-      if (line.length <= STDERR_LINE_MAX) return;
-      keep(`${line.slice(0, STDERR_LINE_MAX)}…`);
+      line += part.slice(0, held + 1 - line.length);
+      if (line.length <= held) return;
+      keep(line);
       line = '';
       cut = true;
     };

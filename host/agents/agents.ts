@@ -78,6 +78,7 @@ export class Agents {
         sandbox: this.options.sandbox,
         onGroup: (pgid) => this.options.groups.add({ pgid, server: `agent:${name}`, startedAt }),
         onStderrLine: (line) => log.debug('agent stderr', { line }),
+        mask: (text) => this.options.mask(text),
       });
     } catch (error) {
       this.errors.set(name, this.options.mask(String(error)));

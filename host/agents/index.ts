@@ -10,11 +10,13 @@ export { Agents, type StartedAgent } from './agents.js';
 export { AgentSession, requestError, type AgentRequests } from './agent-session.js';
 export {
   cardInput,
+  oversizedCard,
   permissionCall,
   unfaithfulReason,
   updatedCall,
   type AgentCall,
 } from './agent-calls.js';
+export { cutNote, fitText, planProblem, TOOL_CALLS_MAX, WAITING_MAX } from './agent-limits.js';
 export { taskPrompt } from './agent-prompt.js';
 export {
   AGENT_SETUP_MS,

@@ -7,7 +7,7 @@
  */
 import type { RequestPermissionRequest, RequestPermissionResponse } from '@agentclientprotocol/sdk';
 import type { Event } from '../../protocol/index.js';
-import { permissionCall, unfaithfulReason } from '../agents/index.js';
+import { oversizedCard, permissionCall, unfaithfulReason, WAITING_MAX } from '../agents/index.js';
 import type { StoredToolCall } from '../store/index.js';
 import type { AgentRunScope, AgentTranscript } from './agent-transcript.js';
 import { recordApproval } from './tool-step.js';
@@ -31,7 +31,15 @@ export class AgentApprovals {
     for (const answer of this.answers.values()) answer('cancelled');
   }
 
-  /** A `session/request_permission` of this run's session, answered. */
+  /** How many answers the run waits for now. */
+  waiting(): number {
+    return this.answers.size;
+  }
+
+  /**
+   * A `session/request_permission` of this run's session, answered. At most
+   * {@link WAITING_MAX} wait at once: one more is rejected without a card.
+   */
   async requestPermission(
     params: RequestPermissionRequest,
     signal: AbortSignal,
@@ -45,7 +53,16 @@ export class AgentApprovals {
         ? { outcome: { outcome: 'cancelled' } }
         : { outcome: { outcome: 'selected', optionId: rejectOnce.optionId } };
     const { calls } = this.transcript;
-    const call = permissionCall(params.toolCall, calls.get(params.toolCall.toolCallId));
+    const known = calls.get(params.toolCall.toolCallId);
+    // Past a bound: refused unrecorded (too many waiting), or the run refused with it.
+    if (this.waiting() >= WAITING_MAX) return reject();
+    if (known === undefined && !this.transcript.roomForCall()) return reject();
+    const call = permissionCall(params.toolCall, known);
+    const oversized = oversizedCard(call);
+    if (oversized !== null) {
+      this.scope.refuse(`it asked permission for ${oversized.replace(/^the /, 'a ')}`);
+      return reject();
+    }
     const unfaithful = unfaithfulReason(call, allowOnce !== undefined);
     calls.set(params.toolCall.toolCallId, call);
     const stored = this.scope.guarded(() =>

@@ -11,7 +11,7 @@ import type {
   ReadTextFileResponse,
   WriteTextFileRequest,
 } from '@agentclientprotocol/sdk';
-import { requestError } from '../agents/index.js';
+import { requestError, WAITING_MAX } from '../agents/index.js';
 import { newId, type StoredToolCall } from '../store/index.js';
 import { readCurrentFile } from '../tools/index.js';
 import type { AgentApprovals } from './agent-approvals.js';
@@ -67,6 +67,15 @@ export class AgentFiles {
     if (this.scope.stopping()) throw await requestError(REFUSED, 'the run is stopping');
     if (tools.get(name) === undefined) {
       throw await requestError(REFUSED, `this host offers no ${name} tool`);
+    }
+    if (this.approvals.waiting() >= WAITING_MAX) {
+      throw await requestError(
+        REFUSED,
+        `the run already waits for ${WAITING_MAX} answers: ask again once they are answered`,
+      );
+    }
+    if (!this.transcript.roomForCall()) {
+      throw await requestError(REFUSED, 'the run made all the tool calls it may');
     }
     const call = this.transcript.insertToolCall(name, input, `fs-${newId('tc')}`);
     const ctx = this.stepContext();

@@ -144,10 +144,13 @@ export class AgentRunExecutor extends RunFrame {
     const { sessionId, prompt } = setup.value;
     if (this.stopReason !== null) return { failure: this.stoppedFailure(), crashed: false };
     const end = await this.prompt(sessionId, prompt, exited);
+    // The answer's token counts go with the last message (they were lost after it).
+    const usage = end.kind === 'stopped' ? usageOf(end.response) : null;
+    if (usage !== null) parts.transcript.addUsage(usage);
     parts.transcript.flushMessage(end.kind === 'stopped' ? end.response.stopReason : 'error');
     if (end.kind === 'stopped') {
-      const usage = usageOf(end.response);
-      if (usage !== null) parts.transcript.addUsage(usage);
+      // Stopped by the host (refused, out of time), the run fails whatever the agent said.
+      if (this.stopReason !== null) return { failure: this.stoppedFailure(), crashed: false };
       const failure = stopReasonFailure(name, end.response);
       return { failure: failure === 'stopped' ? this.stoppedFailure() : failure, crashed: false };
     }
@@ -165,6 +168,11 @@ export class AgentRunExecutor extends RunFrame {
       stopping: () => this.stopReason !== null,
       run: () => this.run(),
       guarded: (write) => this.guarded(write),
+      refuse: (why) =>
+        this.refuse({
+          code: 'agent_failed',
+          message: `the host stopped the agent ${agentName}: ${why}`,
+        }),
     };
     const transcript = new AgentTranscript(scope);
     const approvals = new AgentApprovals(scope, transcript);
@@ -178,7 +186,8 @@ export class AgentRunExecutor extends RunFrame {
     const ours = (sessionId: string) => !this.loading && sessionId === this.sessionId;
     return {
       update: ({ sessionId, update }) => {
-        if (!ours(sessionId) || this.persistenceLost()) return;
+        // Once refused, nothing more the agent sends is recorded.
+        if (!ours(sessionId) || this.persistenceLost() || this.stopReason === 'refused') return;
         this.guarded(() => parts.transcript.update(update));
       },
       requestPermission: async (params, signal) => {

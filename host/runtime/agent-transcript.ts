@@ -6,7 +6,16 @@
  */
 import type { SessionNotification, ToolCallUpdate } from '@agentclientprotocol/sdk';
 import { digest } from '../../protocol/index.js';
-import { cardInput, updatedCall, type AgentCall } from '../agents/index.js';
+import {
+  cardInput,
+  cutNote,
+  fitText,
+  oversizedCard,
+  planProblem,
+  TOOL_CALLS_MAX,
+  updatedCall,
+  type AgentCall,
+} from '../agents/index.js';
 import { newId, type StoredRun, type StoredToolCall } from '../store/index.js';
 import type { ExecutorDeps } from './run-frame.js';
 import { finishToolCall, moveToolCall } from './transitions.js';
@@ -25,6 +34,8 @@ export interface AgentRunScope {
   run(): StoredRun;
   /** A store write that fails stops the run where it stands: null then. */
   guarded<T>(write: () => T): T | null;
+  /** Stops the run, which ends failed: the agent sent more than a bound of the host. */
+  refuse(why: string): void;
 }
 
 export class AgentTranscript {
@@ -37,8 +48,22 @@ export class AgentTranscript {
   private reasoning = '';
   private usage: Record<string, number> | null = null;
   private plan: unknown[] | null = null;
+  /** Characters of this message's text and reasoning past the bound, not kept. */
+  private cut = 0;
+  /** Tether calls this run recorded (the agent's and its `fs/*` calls). */
+  private stored = 0;
 
   constructor(private readonly scope: AgentRunScope) {}
+
+  /**
+   * True when the run may record one more tool call; else the run is refused (a run keeps
+   * at most {@link TOOL_CALLS_MAX} calls).
+   */
+  roomForCall(): boolean {
+    if (this.calls.size < TOOL_CALLS_MAX && this.stored < TOOL_CALLS_MAX) return true;
+    this.scope.refuse(`it made more than ${TOOL_CALLS_MAX} tool calls in one run`);
+    return false;
+  }
 
   /** One `session/update` of this run's session. */
   update(update: SessionNotification['update']): void {
@@ -52,12 +77,17 @@ export class AgentTranscript {
           this.segmentMessageId = null;
           live.beginMessage(this.scope.runId, this.liveMessageId);
         }
+        // Each cut to what is left of the bound: the live preview is never more either.
         if (update.sessionUpdate === 'agent_message_chunk') {
-          this.text += update.content.text;
-          live.appendText(this.scope.runId, update.content.text);
+          const fit = fitText(this.text.length, update.content.text);
+          this.cut += fit.cut;
+          this.text += fit.text;
+          if (fit.text !== '') live.appendText(this.scope.runId, fit.text);
         } else {
-          this.reasoning += update.content.text;
-          live.appendReasoning(this.scope.runId, update.content.text);
+          const fit = fitText(this.reasoning.length, update.content.text);
+          this.cut += fit.cut;
+          this.reasoning += fit.text;
+          if (fit.text !== '') live.appendReasoning(this.scope.runId, fit.text);
         }
         return;
       }
@@ -65,13 +95,19 @@ export class AgentTranscript {
       case 'tool_call_update':
         this.toolUpdate(update);
         return;
-      case 'plan':
+      case 'plan': {
+        const problem = planProblem(update.entries);
+        if (problem !== null) {
+          this.scope.refuse(`it sent ${problem}`);
+          return;
+        }
         this.plan = update.entries.map((entry) => ({
           content: entry.content,
           status: entry.status,
           priority: entry.priority,
         }));
         return;
+      }
       case 'usage_update':
         this.usage = {
           ...this.usage,
@@ -93,7 +129,15 @@ export class AgentTranscript {
 
   /** What the agent says of a tool call, kept; its Tether call moved along with its status. */
   private toolUpdate(update: ToolCallUpdate): void {
-    const call = updatedCall(this.calls.get(update.toolCallId), update);
+    const known = this.calls.get(update.toolCallId);
+    if (known === undefined && !this.roomForCall()) return;
+    const call = updatedCall(known, update);
+    const oversized = oversizedCard(call);
+    if (oversized !== null) {
+      this.calls.delete(update.toolCallId);
+      this.scope.refuse(`it sent ${oversized}`);
+      return;
+    }
     this.calls.set(update.toolCallId, call);
     // A pending call waits for its permission request, where its card is made.
     if (call.callId === null && (call.status === null || call.status === 'pending')) return;
@@ -134,6 +178,7 @@ export class AgentTranscript {
         processGroup: null,
       };
       store.tools.insertToolCall(call);
+      this.stored += 1;
       const tool = tools.get(name);
       tx.append({
         type: 'tool.proposed',
@@ -217,18 +262,20 @@ export class AgentTranscript {
   flushMessage(finishReason: string, always = false): string {
     const { store, live } = this.scope.deps;
     const run = this.scope.run();
-    const empty = this.text === '' && this.reasoning === '';
+    const empty = this.text === '' && this.reasoning === '' && this.cut === 0;
     if (!always && empty && store.runs.countMessages(run.id) > 0 && this.usage === null) {
       return this.segmentMessageId ?? '';
     }
     const messageId = this.liveMessageId ?? newId('msg');
     const usage = this.usage;
     const plan = this.plan;
+    const cut = this.cut;
+    const text = cut === 0 ? this.text : this.text + cutNote(cut);
     store.write((tx) => {
       store.runs.insertMessage({
         id: messageId,
         runId: run.id,
-        text: this.text,
+        text,
         reasoning: this.reasoning === '' ? null : this.reasoning,
         finishReason,
         usage,
@@ -243,8 +290,9 @@ export class AgentTranscript {
         runId: run.id,
         payload: {
           messageId,
-          text: this.text,
+          text,
           finishReason,
+          ...(cut === 0 ? {} : { cutChars: cut }),
           ...(this.reasoning === '' ? {} : { reasoning: this.reasoning }),
           ...(usage === null ? {} : { usage }),
           ...(plan === null ? {} : { plan }),
@@ -255,6 +303,7 @@ export class AgentTranscript {
     this.liveMessageId = null;
     this.text = '';
     this.reasoning = '';
+    this.cut = 0;
     this.usage = null;
     this.plan = null;
     return messageId;

@@ -25,14 +25,19 @@ export interface ExecutorDeps {
   agents?: AgentLauncher | null;
 }
 
-/** `persistence`: commits fail; the run is left as last committed for recovery to settle. */
-export type StopReason = 'cancel' | 'wall_time' | 'persistence';
+/**
+ * `persistence`: commits fail; the run is left as last committed for recovery to settle.
+ * `refused`: what the run was sent passed a bound (its failure says which).
+ */
+export type StopReason = 'cancel' | 'wall_time' | 'persistence' | 'refused';
 
 export abstract class RunFrame {
   protected readonly controller = new AbortController();
   protected stopReason: StopReason | null = null;
   /** The session's own worktree the run works in, once opened; null: the workspace. */
   protected worktree: OpenWorktree | null = null;
+  /** Why the run was refused, once it was (`refused`). */
+  private refusal: RunFailure | null = null;
 
   constructor(
     protected readonly deps: ExecutorDeps,
@@ -44,6 +49,12 @@ export abstract class RunFrame {
     // Nothing can be recorded any more, not even a cancellation: persistence wins.
     this.stopReason = reason === 'persistence' ? reason : (this.stopReason ?? reason);
     this.controller.abort();
+  }
+
+  /** Stops the run, which ends failed with `failure` (unless it was stopped before). */
+  protected refuse(failure: RunFailure): void {
+    this.refusal ??= failure;
+    this.stop('refused');
   }
 
   /** The run's work within its wall time; its live previews gone after. */
@@ -84,6 +95,7 @@ export abstract class RunFrame {
 
   /** The failure a stopped run ends with (a cancelled run ends `cancelled` whatever it says). */
   protected stoppedFailure(): RunFailure {
+    if (this.stopReason === 'refused' && this.refusal !== null) return this.refusal;
     if (this.stopReason === 'wall_time') {
       return {
         code: 'wall_time_exceeded',

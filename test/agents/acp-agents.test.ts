@@ -386,6 +386,9 @@ describe('an ACP agent as a run', () => {
     expect(error.message).toContain('the agent scripted exited mid-turn (code 7)');
     expect(error.message).toContain('agent: boom');
     expect(error.message).not.toContain(TOKEN);
+    // Masked before the 500-character cut: no part of the token across it is shown.
+    expect(error.message).toContain('x'.repeat(490));
+    expect(error.message).not.toContain(TOKEN.slice(0, 6));
     expect(calls(host, runId).map((call) => [call.name, call.state])).toEqual([
       ['agent:execute', 'unknown'],
     ]);
@@ -393,6 +396,103 @@ describe('an ACP agent as a run', () => {
     expect(info['agents']).toMatchObject([{ name: 'scripted', state: 'failed' }]);
     expect(JSON.stringify(info['agents'])).not.toContain(TOKEN);
     expect(agentGroups(host)).toEqual([]);
+  });
+
+  it('a message is kept up to 1,000,000 characters, and the event says how many more were cut', async () => {
+    const runId = await submit(host, 'script:flood-text');
+    await ended(host, runId);
+    expect(runRow(host, runId).state).toBe('succeeded');
+    const completed = host
+      .events()
+      .filter((event) => event.runId === runId && event.type === 'message.completed');
+    expect(completed).toHaveLength(1);
+    const payload = completed[0]!.payload as { text: string; cutChars?: number };
+    expect(payload.cutChars).toBe(100_000);
+    expect(payload.text.slice(0, 1_000_000)).toBe(
+      Array.from({ length: 10 }, (_, i) => String(i).repeat(100_000)).join(''),
+    );
+    expect(payload.text.slice(1_000_000)).toBe(
+      '\n\n[the host cut 100000 more characters of this message: it keeps at most 1000000 characters of one]',
+    );
+  });
+
+  it.each([
+    ['many-calls', 'it made more than 1000 tool calls in one run'],
+    [
+      'big-raw',
+      'it sent the tool call "A big call" is 300077 characters as a card, more than the 262144 the host keeps of one',
+    ],
+    ['big-plan', 'it sent a plan of 201 entries, more than the 200 the host keeps'],
+  ])(
+    '%s: past a bound the run fails saying which, and keeps no more',
+    async (script, why) => {
+      const runId = await submit(host, `script:${script}`);
+      await ended(host, runId);
+      const row = runRow(host, runId);
+      expect(row.state).toBe('failed');
+      expect(RunError.parse(JSON.parse(row.error_json!))).toEqual({
+        code: 'agent_failed',
+        message: `the host stopped the agent scripted: ${why}`,
+      });
+      const kept = calls(host, runId);
+      expect(kept.length).toBeLessThanOrEqual(1_000);
+      if (script !== 'big-plan') expect(kept).toEqual([]);
+      if (script === 'big-plan') {
+        for (const event of host.events()) {
+          if (event.runId === runId && event.type === 'message.completed') {
+            expect(event.payload).not.toHaveProperty('plan');
+          }
+        }
+      }
+      expect(messages(host, runId).join('')).not.toContain('after the big');
+      expect(agentGroups(host)).toEqual([]);
+    },
+    300_000,
+  );
+
+  it('at most eight permission requests wait at once: the ninth is rejected without a card', async () => {
+    const runId = await submit(host, 'script:many-permissions');
+    const answered = () =>
+      log().filter(
+        (entry) => entry.method === 'permission-answer' && entry.params?.['i'] !== undefined,
+      );
+    const first = await until('the ninth answered', () => answered().at(0), { timeout: 60_000 });
+    expect(first.answer).toEqual({ outcome: { outcome: 'selected', optionId: 'no' } });
+    const pending = host.query(
+      (db) =>
+        db
+          .prepare("SELECT COUNT(*) FROM approvals WHERE run_id = ? AND state = 'pending'")
+          .pluck()
+          .get(runId) as number,
+    );
+    expect(pending).toBe(8);
+    expect(calls(host, runId)).toHaveLength(8);
+    await host.channel.call('run.cancel', { commandId: randomUUID(), runId });
+    await ended(host, runId);
+    expect(runRow(host, runId).state).toBe('cancelled');
+    expect(answered()).toHaveLength(9);
+  });
+
+  it("a title with bidi and control characters is kept exactly (the card escapes it); a kind not ACP's is other", async () => {
+    const runId = await submit(host, 'script:bidi-title');
+    const approval = await pendingApproval(host, runId);
+    expect(JSON.parse(approval.input_json)).toEqual({
+      title: 'Read notes\u202Etxt.exe\u0007\u200B',
+      // The SDK reads a kind that is none of ACP's as "other".
+      kind: 'other',
+      locations: [],
+      rawInput: { path: 'notes\u202Etxt' },
+    });
+    expect(calls(host, runId).map((call) => call.name)).toEqual(['agent:other']);
+    await host.channel.call('approval.respond', {
+      commandId: randomUUID(),
+      approvalId: approval.id,
+      toolCallId: approval.tool_call_id,
+      inputDigest: approval.input_digest,
+      decision: 'deny',
+    });
+    await ended(host, runId);
+    expect(runRow(host, runId).state).toBe('succeeded');
   });
 
   it("a follow-up in the session loads the agent's session; the replayed history is not recorded", async () => {

@@ -13,6 +13,13 @@
  * - `crash`: a tool call in progress, a line on stderr with $AGENT_TOKEN, then exits 7;
  * - `fs-fifo`: makes a FIFO in its folder and asks the host to write it, then to write
  *   /dev/zero, through `fs/write_text_file`, and says how each ended.
+ * - `flood-text`: 1,100,000 characters of message text in 100,000-character chunks;
+ * - `many-calls`: 1,001 tool calls, pending; `big-raw`: one tool call whose raw input
+ *   is 300,000 characters; `big-plan`: a plan of 201 entries;
+ * - `many-permissions`: nine permission requests at once, each answer logged;
+ * - `bidi-title`: a permission request whose title has bidi and control characters and
+ *   whose kind is not one of ACP's.
+ * After a bound is passed, the scripts go on sending until the host cancels them.
  * Every request it gets is appended to $ACP_LOG (one JSON line each).
  */
 import { execFileSync, spawn } from 'node:child_process';
@@ -161,6 +168,82 @@ const scripts = {
     return 'cancelled';
   },
 
+  async 'flood-text'(client, sessionId) {
+    for (let i = 0; i < 11; i += 1) await say(client, sessionId, String(i % 10).repeat(100_000));
+    return 'end_turn';
+  },
+
+  async 'many-calls'(client, sessionId) {
+    for (let i = 0; i < 1_001; i += 1) {
+      await update(client, sessionId, {
+        sessionUpdate: 'tool_call',
+        toolCallId: `many-${i}`,
+        title: `Step ${i}`,
+        kind: 'read',
+        status: 'pending',
+      });
+    }
+    return 'end_turn';
+  },
+
+  async 'big-raw'(client, sessionId) {
+    await update(client, sessionId, {
+      sessionUpdate: 'tool_call',
+      toolCallId: 'big',
+      title: 'A big call',
+      kind: 'edit',
+      status: 'in_progress',
+      rawInput: { content: 'r'.repeat(300_000) },
+    });
+    await say(client, sessionId, 'after the big call');
+    return 'end_turn';
+  },
+
+  async 'big-plan'(client, sessionId) {
+    const entries = Array.from({ length: 201 }, (_, i) => ({
+      content: `Step ${i}`,
+      priority: 'low',
+      status: 'pending',
+    }));
+    await update(client, sessionId, { sessionUpdate: 'plan', entries });
+    await say(client, sessionId, 'after the big plan');
+    return 'end_turn';
+  },
+
+  async 'many-permissions'(client, sessionId) {
+    const ask = async (i) => {
+      const answer = await client.request(acp.methods.client.session.requestPermission, {
+        sessionId,
+        toolCall: { toolCallId: `ask-${i}`, title: `Ask ${i}`, kind: 'edit', rawInput: { i } },
+        options: [
+          { optionId: 'once', name: 'Allow once', kind: 'allow_once' },
+          { optionId: 'no', name: 'Reject', kind: 'reject_once' },
+        ],
+      });
+      log({ method: 'permission-answer', params: { i }, answer });
+    };
+    await Promise.all(Array.from({ length: 9 }, (_, i) => ask(i)));
+    return 'cancelled';
+  },
+
+  async 'bidi-title'(client, sessionId) {
+    const answer = await client.request(acp.methods.client.session.requestPermission, {
+      sessionId,
+      toolCall: {
+        toolCallId: 'bidi',
+        title: 'Read notes\u202Etxt.exe\u0007\u200B',
+        kind: 'edit\u202Ex',
+        rawInput: { path: 'notes\u202Etxt' },
+      },
+      options: [
+        { optionId: 'once', name: 'Allow once', kind: 'allow_once' },
+        { optionId: 'no', name: 'Reject', kind: 'reject_once' },
+      ],
+    });
+    log({ method: 'permission-answer', answer });
+    return 'end_turn';
+  },
+
   async crash(client, sessionId) {
     await update(client, sessionId, {
       sessionUpdate: 'tool_call',
@@ -171,6 +254,8 @@ const scripts = {
       rawInput: { command: 'make' },
     });
     process.stderr.write(`agent: about to fail, token=${process.env['AGENT_TOKEN']}\n`);
+    // The token across the 500th character of a line: never shown in part.
+    process.stderr.write(`${'x'.repeat(490)}${process.env['AGENT_TOKEN']} and more\n`);
     process.stderr.write('agent: boom\n');
     setTimeout(() => process.exit(7), 50);
     await new Promise(() => undefined);
