@@ -9,11 +9,14 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { basename, extname } from 'node:path';
 import { sniffImageType } from '../../protocol/index.js';
+import { TetherError } from '../../protocol/index.js';
 import {
+  attachmentIdTaken,
   type HostConnection,
   type OutgoingAttachment,
   outgoingAttachment,
   uploadAttachment,
+  withRandomId,
 } from '../client/index.js';
 import { UsageError } from '../../common/cli/index.js';
 import type { RemoteContext } from './remote-context.js';
@@ -56,17 +59,39 @@ export function readAttachment(path: string): LocalFile {
 /**
  * Sends `file` as this device's from the first chunk the host lacks, each chunk through
  * the outbox with the command line's bounded wait; resolves with its id once the host has
- * it whole.
+ * it whole. An id the host refuses because another device began an upload under it is
+ * tried once more under a random id (which resumes nothing); refused again, the command
+ * stops saying so.
  */
-export function sendAttachment(
+export async function sendAttachment(
   connection: HostConnection,
   ctx: RemoteContext,
   file: LocalFile,
 ): Promise<string> {
   const { bytes, name, mediaType, sha256 } = file;
+  const upload = (outgoing: OutgoingAttachment) =>
+    uploadAttachment(connection, outgoing, {
+      signal: ctx.signal,
+      send: (chunk) => sendCommand(connection, ctx, 'attachment.put', chunk),
+    });
   const outgoing = outgoingAttachment(bytes, name, mediaType, connection.deviceId, sha256);
-  return uploadAttachment(connection, outgoing, {
-    signal: ctx.signal,
-    send: (chunk) => sendCommand(connection, ctx, 'attachment.put', chunk),
-  });
+  try {
+    return await upload(outgoing);
+  } catch (error) {
+    if (!attachmentIdTaken(error)) throw error;
+    ctx.err(
+      `${name}: another device began an upload under its id ${outgoing.attachmentId} on ${connection.hostName}; sending it under a new id\n`,
+    );
+  }
+  const renamed = withRandomId(outgoing);
+  try {
+    return await upload(renamed);
+  } catch (error) {
+    if (!attachmentIdTaken(error)) throw error;
+    throw new TetherError(
+      'invalid_request',
+      `${name} was not sent: ${connection.hostName} refused its id twice (${outgoing.attachmentId}, then the random ${renamed.attachmentId}) as begun by another device (${(error as Error).message}); nothing was submitted. Run the command again; if it is refused again, check the host's paired devices (tether devices on the host)`,
+      { cause: error },
+    );
+  }
 }

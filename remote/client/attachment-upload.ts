@@ -4,6 +4,7 @@
  * The app's attachments and recordings and `tether remote submit --attach` all send with it.
  */
 import { sha256 } from '@noble/hashes/sha2.js';
+import { secureRandomBytes } from '../../pairing/index.js';
 import {
   ATTACHMENT_CHUNK_BYTES,
   AttachmentProgress,
@@ -44,6 +45,33 @@ export function outgoingAttachment(
 ): OutgoingAttachment {
   const id = bytesToHex(sha256(utf8(`${deviceId}\n${name}\n${mediaType}\n${digest}`)));
   return { attachmentId: `att_${id.slice(0, 32)}`, name, mediaType, bytes, sha256: digest };
+}
+
+/**
+ * `file` under a fresh random id, for when the host refused its own: another device began
+ * an upload under that id (its chunks are refused, never swapped for this device's).
+ */
+export function withRandomId(file: OutgoingAttachment): OutgoingAttachment {
+  const random = bytesToHex(secureRandomBytes(16));
+  return { ...file, attachmentId: `att_${random}` };
+}
+
+/**
+ * Whether `error` is the host's refusal of an attachment's id: another device began an
+ * upload under it (`invalid_request` naming `attachmentId`, docs/attachments.md).
+ */
+export function attachmentIdTaken(error: unknown): boolean {
+  if (!(error instanceof TetherError) || error.code !== 'invalid_request') return false;
+  const issues = error.details?.['issues'];
+  return (
+    Array.isArray(issues) &&
+    issues.some(
+      (issue: unknown) =>
+        typeof issue === 'object' &&
+        issue !== null &&
+        (issue as { path?: unknown }).path === 'attachmentId',
+    )
+  );
 }
 
 /** How `uploadAttachment` sends a chunk: the connection's outbox, or the caller's own. */

@@ -15,9 +15,11 @@ export {
 } from './connection-types.js';
 export { type CommandArgs, PendingCommand } from './outbox.js';
 export {
+  attachmentIdTaken,
   type OutgoingAttachment,
   outgoingAttachment,
   uploadAttachment,
+  withRandomId,
 } from './attachment-upload.js';
 export { type HostState, pendingApprovals, toolCallsOf } from './host-state.js';
 export { type ClientStorage } from './storage.js';

@@ -14,7 +14,7 @@ import { z } from 'zod';
 import { parsePairedHost } from '../../pairing/testing.js';
 import { chunkArgs } from '../support/attachment-chunks.js';
 import { startHostProcess, type HostProcess } from '../support/host-process.js';
-import { RawChannel } from '../support/raw-channel.js';
+import { pairDevice, RawChannel } from '../support/raw-channel.js';
 import {
   startScriptedModelServer,
   textTurn,
@@ -143,5 +143,54 @@ describe('tether remote submit --attach', { timeout: 120_000 }, () => {
     expect(missing.stderr).toContain(
       `--attach ${join(files, 'nothing.png')}: cannot read the file (ENOENT)`,
     );
+  });
+
+  it('sends a file under a random id once another device took its own, and the model gets it', async () => {
+    const home = homeDir.path;
+    const state = join(home, 'remote-taken.json');
+    const remote = (...args: string[]) => runTether(['remote', ...args, '--state', state], home);
+    expect((await remote('pair', await host.pairLink(), '--name', 'CLI 2')).code).toBe(0);
+    const stored = CliState.parse(JSON.parse(readFileSync(state, 'utf8')));
+    const cli = parsePairedHost(stored['paired-hosts'][0]);
+
+    // Another device, knowing the CLI's device id and the file, begins it under the CLI's id.
+    const text = Buffer.from('Only the second tap fails.\n');
+    const path = join(home, 'taken.txt');
+    writeFileSync(path, text);
+    const takenId = cliAttachmentId(cli.deviceId, 'taken.txt', 'text/plain', text);
+    const { host: other } = await pairDevice(await host.pairLink());
+    await using otherChannel = await RawChannel.open(other);
+    const begun = await otherChannel.call(
+      'attachment.put',
+      chunkArgs(
+        { attachmentId: takenId, name: 'taken.txt', mediaType: 'text/plain', bytes: text },
+        0,
+      ),
+    );
+    expect(begun).toMatchObject({ attachmentId: takenId, complete: true });
+
+    model.push(textTurn('The second tap.'));
+    const result = await remote('submit', 'which tap?', '--attach', path, '--wait');
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toContain(
+      `taken.txt: another device began an upload under its id ${takenId} on `,
+    );
+    expect(result.stderr).toContain('sending it under a new id');
+    expect(result.stderr).toContain('sent taken.txt (text/plain, 27 bytes)');
+    const body = model.chatBodies().at(-1)!;
+    expect(JSON.stringify(userContents(body))).toContain('Only the second tap fails.');
+
+    // The other device's upload is its own still: the CLI's went under another id.
+    const db = new Database(join(host.dataDir, 'tether.db'), { readonly: true });
+    try {
+      const rows = db
+        .prepare("SELECT id, device_id AS deviceId FROM attachments WHERE name = 'taken.txt'")
+        .all() as { id: string; deviceId: string }[];
+      expect(rows).toHaveLength(2);
+      expect(rows.find((row) => row.id === takenId)?.deviceId).toBe(other.deviceId);
+      expect(rows.find((row) => row.id !== takenId)?.deviceId).toBe(cli.deviceId);
+    } finally {
+      db.close();
+    }
   });
 });
