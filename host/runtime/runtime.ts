@@ -49,6 +49,7 @@ import {
 import { addRule, listRules, removeRule, type RuleContext } from './rule-commands.js';
 import { RunQueries } from './run-queries.js';
 import { pruneRetained } from './retention.js';
+import { UploadSweep } from './upload-sweep.js';
 import { RunScheduler } from './run-scheduler.js';
 import { VoiceTranscription } from './voice-transcription.js';
 import { WorktreeRuns } from './worktree-runs.js';
@@ -90,6 +91,7 @@ export class Runtime {
   private readonly worktrees: WorktreeRuns;
   private started = false;
   private readonly expiry: ApprovalExpiry;
+  private readonly uploads: UploadSweep;
   private readonly orphans: OrphanGroups;
   private readonly health: PersistenceHealth;
   private readonly push: RuntimeOptions['push'];
@@ -131,6 +133,7 @@ export class Runtime {
     this.outputs = new OutputFiles(store);
     this.voice = new VoiceTranscription(store, options.transcriber ?? null);
     this.expiry = new ApprovalExpiry(store, this.scheduler, reportError);
+    this.uploads = new UploadSweep(store, reportError);
     this.orphans = new OrphanGroups(store, options.killProcessGroup, reportError);
     this.commands = {
       store,
@@ -154,6 +157,7 @@ export class Runtime {
     if (this.started) throw new Error('the runtime is already started');
     this.started = true;
     pruneRetained(this.store, Date.now());
+    this.uploads.start();
     const report = recover(this.store, this.instance);
     // Git work, in the background: a run of a session it settles waits for it.
     this.worktrees.recover().catch(this.reportError);
@@ -189,6 +193,7 @@ export class Runtime {
       recorded(() => this.cancel({ commandId, runId: run.id }, 'host'));
     }
     this.expiry.stop();
+    this.uploads.stop();
     this.voice.stop();
     await this.scheduler.drain(timeoutMs);
     recorded(() =>

@@ -5,3 +5,4 @@
 export { DEFAULT_LIMITS } from './types.js';
 export type { RuntimeOptions } from './types.js';
 export { runChanges } from './run-changes.js';
+export { UNUSED_ATTACHMENT_MS, UploadSweep } from './upload-sweep.js';

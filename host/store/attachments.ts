@@ -248,14 +248,15 @@ export class Attachments {
   }
 
   /**
-   * Ids of attachments no run names that were started before `before`: uploads left
-   * unfinished, and files sent but never used.
+   * Ids of attachments no run names that were started before `before`, the oldest first and
+   * at most `limit`: uploads left unfinished, and files sent but never used.
    */
-  listUnused(before: number): string[] {
+  listUnused(before: number, limit: number): string[] {
     const rows = this.prepare(
       `SELECT id FROM attachments WHERE created_at < ?
-         AND NOT EXISTS (SELECT 1 FROM run_attachments WHERE attachment_id = attachments.id)`,
-    ).all(before) as { id: string }[];
+         AND NOT EXISTS (SELECT 1 FROM run_attachments WHERE attachment_id = attachments.id)
+         ORDER BY created_at LIMIT ?`,
+    ).all(before, limit) as { id: string }[];
     return rows.map((row) => row.id);
   }
 }
