@@ -23,11 +23,8 @@ import {
   type Store,
 } from '../store/index.js';
 import { readOnlyTools } from '../tools/index.js';
-import {
-  attachmentStatus,
-  putAttachmentChunk,
-  readAttachmentChunk,
-} from './attachment-commands.js';
+import { attachmentStatus, putAttachmentChunk } from './attachment-commands.js';
+import { readAttachmentChunk } from './attachment-read.js';
 import { respondToApproval } from './approval-commands.js';
 import { ApprovalExpiry } from './approval-expiry.js';
 import { DeviceDirectory } from './device-directory.js';

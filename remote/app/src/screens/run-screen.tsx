@@ -6,9 +6,8 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { type Artifact, isTerminalRunState, type Message, type Run } from '#protocol';
 import { costText, toolCallsOf, usageText, worktreeOf } from '#client';
 import { ApprovalPill } from '../components/approval-pill.js';
-import { AttachButton } from '../components/attach-button.js';
-import { AttachmentStrip } from '../components/attachment-strip.js';
 import { DiffView } from '../components/diff-view.js';
+import { FollowUp } from '../components/follow-up.js';
 import { HostApproval } from '../components/host-approval.js';
 import { MarkdownView } from '../components/markdown-view.js';
 import { ReadPager } from '../components/read-pager.js';
@@ -16,8 +15,6 @@ import { RunOutcome } from '../components/run-outcome.js';
 import { RunStateBadge } from '../components/run-state-badge.js';
 import { SessionSummaries } from '../components/session-summaries.js';
 import { ToolCard } from '../components/tool-card.js';
-import { UploadProgressLine } from '../components/upload-progress.js';
-import { attachPasted, useAttachments } from '../hooks/use-attachments.js';
 import { useFollowBottom } from '../hooks/use-follow-bottom.js';
 import { useRun } from '../hooks/use-run.js';
 import { useRunFacts } from '../hooks/use-run-facts.js';
@@ -41,10 +38,7 @@ import {
 import { hostOf, useAppView } from '../state/app-context.js';
 import type { HostView } from '../state/app-view.js';
 import { navigate } from '../state/route-hook.js';
-import { submitWithAttachments, type UploadProgress } from '../state/upload-jobs.js';
 import { lazyScreen } from './lazy-screen.js';
-import { VoiceButton } from './voice-part.js';
-import { withTranscript } from '../logic/voice-note.js';
 
 /** The files a run was given, with thumbnails: a chunk of its own. */
 const RunAttachments = lazyScreen(
@@ -348,83 +342,5 @@ function Artifacts({ host, artifacts }: { host: HostView; artifacts: readonly Ar
         </div>
       ))}
     </section>
-  );
-}
-
-function FollowUp({ host, run, idle }: { host: HostView; run: Run; idle: boolean }) {
-  const [text, setText] = useState('');
-  const action = useSubmit(host);
-  const attachments = useAttachments(host);
-  const [progress, setProgress] = useState<UploadProgress | undefined>(undefined);
-  const blocked = attachments.refusal !== undefined || attachments.preparing;
-  const send = () => {
-    const task = text.trim();
-    if (task === '' || blocked) return;
-    const args = { sessionId: run.sessionId, input: { text: task } };
-    action.run('followup', async () => {
-      const result =
-        attachments.chosen.length === 0
-          ? await action.submit('run.submit', args)
-          : await submitWithAttachments(
-              host.connection,
-              args,
-              await attachments.files(),
-              setProgress,
-            ).finally(() => setProgress(undefined));
-      setText('');
-      attachments.clear();
-      navigate({ screen: 'run', hostId: host.hostId, runId: result.runId });
-    });
-  };
-  return (
-    <form
-      class="followup"
-      onSubmit={(event) => {
-        event.preventDefault();
-        send();
-      }}
-    >
-      <label for="followup-text" class="sr-only">
-        Follow-up in this conversation
-      </label>
-      <div class="composer">
-        <textarea
-          id="followup-text"
-          data-testid="followup-text"
-          rows={1}
-          placeholder={idle ? 'Follow up here' : 'Follow up later'}
-          value={text}
-          onInput={(event) => setText(event.currentTarget.value)}
-          onPaste={(event) => attachPasted(event, attachments)}
-        />
-        <div class="composer-tools">
-          <AttachButton
-            testId="followup-attach"
-            iconOnly
-            disabled={action.busy !== undefined}
-            onFiles={attachments.add}
-          />
-          <VoiceButton host={host} onText={(said) => setText((now) => withTranscript(now, said))} />
-        </div>
-        <button
-          type="submit"
-          class="button primary"
-          data-testid="followup-submit"
-          disabled={!idle || action.busy !== undefined || text.trim() === '' || blocked}
-          title={
-            !idle
-              ? 'Busy until the run is done'
-              : text.trim() === ''
-                ? 'Type a follow-up first'
-                : 'Send (⌘/Ctrl+Enter)'
-          }
-        >
-          Send
-        </button>
-      </div>
-      <AttachmentStrip attachments={attachments} />
-      <UploadProgressLine progress={progress} />
-      {action.error !== undefined && <p class="error">{action.error}</p>}
-    </form>
   );
 }
