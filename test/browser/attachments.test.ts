@@ -5,10 +5,16 @@
  * long side of 2,048 px; "Keep original" sends the exact bytes; a file past the host's
  * limit is refused on the device and nothing is sent; the run shows its images as
  * thumbnails read back from the host, larger when tapped; a page reloaded while a file is
- * on its way goes on from the chunks the host has, and the task is recorded once.
+ * on its way goes on from the chunks the host has, and the task is recorded once; a task
+ * kept while the host was down and refused by it after a reload is shown with its file, the
+ * host's words and its text, which "Edit as a new task" takes back into New task; the tasks
+ * kept for a host go when the host is forgotten, and at start those of hosts not paired.
  */
+import { writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { type ChatBody, textTurn, userContents } from '../support/scripted-model-server.js';
 import { hasExif, jpegSize, withExifGps } from '../support/exif-jpeg.js';
 import { until } from '../support/wait.js';
@@ -136,6 +142,43 @@ async function attachmentsReady(page: Page, count: number): Promise<void> {
     `${count} attachments ready`,
     () => byTestId(page, 'attachment-item', { ready: 'true' }).count(),
     (ready) => ready === count,
+  );
+}
+
+/** The tasks this page keeps with their files (state/upload-jobs.ts), as stored. */
+const KeptJobs = z.array(z.looseObject({ hostId: z.string(), refused: z.unknown().optional() }));
+
+async function keptJobs(page: Page): Promise<z.infer<typeof KeptJobs>> {
+  const stored = await page.evaluate(
+    () =>
+      new Promise<unknown>((resolve, reject) => {
+        const open = indexedDB.open('tether-client');
+        open.onerror = () => reject(new Error(String(open.error)));
+        open.onsuccess = () => {
+          const get = open.result.transaction('kv').objectStore('kv').get('uploadJobs');
+          get.onsuccess = () => {
+            open.result.close();
+            resolve(get.result);
+          };
+        };
+      }),
+  );
+  return typeof stored === 'string' ? KeptJobs.parse(JSON.parse(stored)) : [];
+}
+
+/** The page's errors but the sockets refused while the host was stopped on purpose. */
+function errorsBeyondTheStoppedHost(): string[] {
+  return phone.errors.filter((error) => !/WebSocket connection to .* failed/.test(error));
+}
+
+/** Stops the host and waits until the page knows it is not connected. */
+async function stopHost(page: Page): Promise<void> {
+  await app.host.stop();
+  await until(
+    'the page to see the host gone',
+    () => byTestId(page, 'host-state', { 'host-id': app.hostId }).getAttribute('data-state'),
+    (state) => state !== null && state !== 'live',
+    { timeout: 30_000 },
   );
 }
 
@@ -306,5 +349,112 @@ describe('attachments from the app', () => {
         ),
       (stored) => stored === '[]',
     );
+  }, 120_000);
+
+  it('shows a task the host refused after a reload, with its file, the words and its text', async () => {
+    const { page } = phone;
+    await byTestId(page, 'nav-runs').click();
+    await stopHost(page);
+    const task = 'Fix the login page\nIt loops after the second tap.';
+    await openSubmitForm(page, task);
+    await chooseMadeFile(page, 'submit-attach', 'trace.bin', 1024 * 1024);
+    await attachmentsReady(page, 1);
+    await byTestId(page, 'submit-button').click();
+    await visible(byTestId(page, 'runs-screen'));
+    await until(
+      'the task kept on the device',
+      () => keptJobs(page),
+      (jobs) => jobs.length === 1,
+    );
+
+    // Meanwhile the host's bound went below the file's size.
+    writeFileSync(
+      join(dirname(app.dataDir), 'config.json'),
+      JSON.stringify({ limits: { attachmentMaxBytes: 512 * 1024 } }),
+    );
+    await app.host.restart();
+    await page.reload();
+
+    const notice = byTestId(page, 'task-refused');
+    await visible(notice);
+    expect(await notice.textContent()).toContain('refused this task and its file trace.bin');
+    expect(await byTestId(page, 'task-refused-reason').textContent()).toContain(
+      'trace.bin is 1048576 bytes: this host takes attachments of at most 524288 bytes',
+    );
+    expect(await byTestId(page, 'task-refused-text').textContent()).toBe(task);
+    await saveScreenshot(page, 'task-refused');
+    const kept = await keptJobs(page);
+    expect(kept).toHaveLength(1);
+    expect(kept[0]!.refused).toBeDefined();
+    expect(storeRuns(app.dataDir).filter((run) => run.text === task)).toEqual([]);
+
+    // Still there after another reload: nothing typed is lost until the user says so.
+    await page.reload();
+    await visible(byTestId(page, 'task-refused'));
+
+    await byTestId(page, 'task-refused-edit').click();
+    await visible(byTestId(page, 'submit-screen'));
+    expect(await byTestId(page, 'submit-text').inputValue()).toBe(task);
+    expect(await byTestId(page, 'task-refused').count()).toBe(0);
+    await until(
+      'the refused task removed',
+      () => keptJobs(page),
+      (jobs) => jobs.length === 0,
+    );
+    expect(errorsBeyondTheStoppedHost()).toEqual([]);
+  }, 180_000);
+
+  it('drops the tasks kept for a host when it is forgotten, and at start those of hosts not paired', async () => {
+    const { page } = phone;
+    await byTestId(page, 'nav-runs').click();
+    await stopHost(page);
+    await openSubmitForm(page, 'For a host about to be forgotten');
+    await chooseMadeFile(page, 'submit-attach', 'small.bin', 1000);
+    await attachmentsReady(page, 1);
+    await byTestId(page, 'submit-button').click();
+    await visible(byTestId(page, 'runs-screen'));
+    await until(
+      'the task kept on the device',
+      () => keptJobs(page),
+      (jobs) => jobs.length === 1,
+    );
+
+    await byTestId(page, 'host-forget').click();
+    await byTestId(page, 'host-forget-confirm').click();
+    await until(
+      'the kept task gone with its host',
+      () => keptJobs(page),
+      (jobs) => jobs.length === 0,
+    );
+
+    // A task an older app kept for a host this device no longer has.
+    await page.evaluate(
+      () =>
+        new Promise<void>((resolve, reject) => {
+          const open = indexedDB.open('tether-client');
+          open.onsuccess = () => {
+            const job = {
+              commandId: 'cmd_left_behind',
+              hostId: 'host_not_paired',
+              args: { input: { text: 'left behind' } },
+              files: [],
+            };
+            const tx = open.result.transaction('kv', 'readwrite');
+            tx.objectStore('kv').put(JSON.stringify([job]), 'uploadJobs');
+            tx.oncomplete = () => {
+              open.result.close();
+              resolve();
+            };
+            tx.onerror = () => reject(new Error(String(tx.error)));
+          };
+        }),
+    );
+    await page.reload();
+    await until(
+      'the task of an unpaired host removed at start',
+      () => keptJobs(page),
+      (jobs) => jobs.length === 0,
+    );
+    expect(errorsBeyondTheStoppedHost()).toEqual([]);
   }, 120_000);
 });

@@ -33,6 +33,11 @@ const PersistenceWarnings = lazyScreen(
   () => import('./components/persistence-warnings.js').then((m) => m.PersistenceWarnings),
   { part: true },
 );
+// Shown only while a host refused a task this device kept (state/upload-jobs.ts).
+const RefusedTasks = lazyScreen(
+  () => import('./components/refused-tasks.js').then((m) => m.RefusedTasks),
+  { part: true },
+);
 // Shown only while a host's history went back in time (host.info.history.rewound).
 const HistoryWarnings = lazyScreen(
   () => import('./components/history-warnings.js').then((m) => m.HistoryWarnings),
@@ -103,6 +108,7 @@ function Shell({ initialLink, takePairLink }: Omit<AppProps, 'model'>) {
       {paired && <ConnectionBanner />}
       {view.hosts.some((host) => host.health?.persistence === 'failed') && <PersistenceWarnings />}
       {view.hosts.some((host) => host.info?.history?.rewound !== undefined) && <HistoryWarnings />}
+      {view.refusedTasks > 0 && <RefusedTasks count={view.refusedTasks} />}
       {showPair ? (
         <PairScreen
           link={link}

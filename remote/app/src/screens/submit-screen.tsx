@@ -19,16 +19,18 @@ import { attachPasted, useAttachments } from '../hooks/use-attachments.js';
 import { useSubmit } from '../hooks/use-submit.js';
 import { agentChoices } from '../logic/agent-choices.js';
 import { liveHostFirst } from '../logic/default-host.js';
-import { useAppView } from '../state/app-context.js';
+import { useAppView, useModel } from '../state/app-context.js';
 import type { HostView } from '../state/app-view.js';
 import { navigate } from '../state/route-hook.js';
 import { withTranscript } from '../logic/voice-note.js';
 import { VoiceButton } from './voice-part.js';
-import { submitWithAttachments, type UploadProgress } from '../state/upload-jobs.js';
+import { submitWithAttachments, takeDraft, type UploadProgress } from '../state/upload-jobs.js';
 
 export function SubmitScreen() {
   const view = useAppView();
-  const [hostId, setHostId] = useState<string | undefined>(undefined);
+  // A refused task's text taken back ("Edit as a new task"), on its host.
+  const [draft] = useState(takeDraft);
+  const [hostId, setHostId] = useState<string | undefined>(draft?.hostId);
   const host = view.hosts.find((h) => h.hostId === hostId) ?? liveHostFirst(view.hosts);
   return (
     <main class="screen" data-testid="submit-screen">
@@ -49,13 +51,20 @@ export function SubmitScreen() {
           </select>
         </label>
       )}
-      {host !== undefined && <SubmitForm key={host.hostId} host={host} />}
+      {host !== undefined && (
+        <SubmitForm
+          key={host.hostId}
+          host={host}
+          draft={draft?.hostId === host.hostId ? draft.text : ''}
+        />
+      )}
     </main>
   );
 }
 
-function SubmitForm({ host }: { host: HostView }) {
-  const [text, setText] = useState('');
+function SubmitForm({ host, draft }: { host: HostView; draft: string }) {
+  const app = useModel();
+  const [text, setText] = useState(draft);
   const [workspace, setWorkspace] = useState<string | undefined>(undefined);
   const [model, setModel] = useState<string | undefined>(undefined);
   // '' is Tether's own loop.
@@ -94,13 +103,16 @@ function SubmitForm({ host }: { host: HostView }) {
     };
     if (attachments.chosen.length > 0) {
       action.run('submit', async () => {
+        const offline = host.status.state !== 'open';
         const answered = submitWithAttachments(
           host.connection,
           args,
           await attachments.files(),
           setProgress,
+          // Nobody waits here for a task sent offline: a refusal is kept and shown.
+          offline ? app : undefined,
         );
-        if (host.status.state !== 'open') {
+        if (offline) {
           // Kept on this device: the files and the task go once the host is back.
           answered.catch(() => undefined);
           setText('');

@@ -30,7 +30,13 @@ export class AppModel {
   private readonly cache: HostCache;
   private readonly hosts = new Map<string, HostEntry>();
   private readonly listeners = new Set<(view: AppView) => void>();
-  private current: AppView = { loaded: false, hosts: [], online: true, revokedFrom: undefined };
+  private current: AppView = {
+    loaded: false,
+    hosts: [],
+    online: true,
+    revokedFrom: undefined,
+    refusedTasks: 0,
+  };
   private scheduled = false;
 
   constructor(
@@ -126,8 +132,9 @@ export class AppModel {
   }
 
   /**
-   * Forgets a host: its record, outbox, cached state and connection (the user's "Forget
-   * this host", or this device revoked). Commands still waiting to send to it are dropped.
+   * Forgets a host: its record, outbox, cached state, connection and the tasks kept with
+   * their files for it (the user's "Forget this host", or this device revoked). Commands
+   * still waiting to send to it are dropped.
    */
   async forget(hostId: string): Promise<void> {
     const entry = this.hosts.get(hostId);
@@ -137,6 +144,14 @@ export class AppModel {
     if (entry.saveTimer !== undefined) clearTimeout(entry.saveTimer);
     await this.client.forget(hostId);
     await this.cache.forget(hostId);
+    // Its tasks kept with their files: gone with it (their own chunk).
+    void import('./upload-jobs.js').then((jobs) => jobs.forgetHostJobs(hostId, this));
+    this.changed();
+  }
+
+  /** How many tasks refused by a host this device keeps (state/upload-jobs.ts). */
+  setRefusedTasks(count: number): void {
+    this.current = { ...this.current, refusedTasks: count };
     this.changed();
   }
 

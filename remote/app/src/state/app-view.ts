@@ -48,4 +48,6 @@ export interface AppView {
   online: boolean;
   /** The host that revoked this device, until the user pairs again. */
   revokedFrom: string | undefined;
+  /** Tasks a host refused that this device keeps for the user (state/upload-jobs.ts). */
+  refusedTasks: number;
 }
