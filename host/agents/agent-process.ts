@@ -24,6 +24,8 @@ export interface AgentStartOptions {
   spec: AgentSpec;
   /** Real path of the run's workspace (or worktree): writable, and the default folder. */
   workspace: string;
+  /** A worktree run's repository folder (real path), read-only: git works in the worktree. */
+  gitReadOnly?: readonly string[];
   sandbox: Sandbox;
   /** The new group's id, right after the spawn (recorded so a crashed host's is killed). */
   onGroup(pgid: number): void;
@@ -111,6 +113,7 @@ export class AgentProcess {
         network: true,
         write: spec.writable,
         read: spec.readable,
+        gitReadOnly: options.gitReadOnly ?? [],
       });
     }
     const launch =

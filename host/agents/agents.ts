@@ -65,8 +65,15 @@ export class Agents {
     return agentSandboxScope(this.options.sandbox, spec, workspace);
   }
 
-  /** Starts `name` for a run in `workspace` (a real path). Throws when it cannot start. */
-  async start(name: string, workspace: string): Promise<StartedAgent> {
+  /**
+   * Starts `name` for a run in `workspace` (a real path); a worktree run's repository
+   * folder in `gitReadOnly`. Throws when it cannot start.
+   */
+  async start(
+    name: string,
+    workspace: string,
+    options: { gitReadOnly?: readonly string[] } = {},
+  ): Promise<StartedAgent> {
     const spec = this.spec(name);
     const log = this.options.log.child({ agent: name });
     const startedAt = Date.now();
@@ -75,6 +82,7 @@ export class Agents {
       process = await AgentProcess.start({
         spec,
         workspace,
+        gitReadOnly: options.gitReadOnly ?? [],
         sandbox: this.options.sandbox,
         onGroup: (pgid) => this.options.groups.add({ pgid, server: `agent:${name}`, startedAt }),
         onStderrLine: (line) => log.debug('agent stderr', { line }),

@@ -120,7 +120,9 @@ export class AgentRunExecutor extends RunFrame {
     this.readOnly = readableAttachmentFolders(store, run.sessionId);
     const parts = this.makeParts(name);
     try {
-      this.agent = await agents.start(name, this.workspace);
+      // In its worktree, the repository's git folder read-only, as run_command gets it.
+      const gitReadOnly = this.worktree === null ? [] : [this.worktree.commonDir];
+      this.agent = await agents.start(name, this.workspace, { gitReadOnly });
     } catch (error) {
       return {
         failure: {

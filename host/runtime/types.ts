@@ -114,7 +114,15 @@ export interface AgentLauncher {
   list(workspace: string): AgentInfo[] | null;
   /** What the sandbox holds of `name` working in `workspace`. */
   scope(name: string, workspace: string): AgentInfo['sandbox'];
-  start(name: string, workspace: string): Promise<StartedAgent>;
+  /**
+   * `gitReadOnly`: a worktree run's repository folder, shown read-only in the sandbox as
+   * run_command's is (its git works; its hooks and objects stay unchanged).
+   */
+  start(
+    name: string,
+    workspace: string,
+    options?: { gitReadOnly?: readonly string[] },
+  ): Promise<StartedAgent>;
 }
 
 export interface RuntimeOptions {

@@ -3,6 +3,7 @@
  * with the official SDK's agent side (agents/scripted-acp-agent.js) runs as a real child
  * process inside the host's bubblewrap sandbox, and each case's task names what it does.
  */
+import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -577,5 +578,35 @@ describe('an ACP agent and a host killed while its permission request waits', ()
     expect(runRow(host, runId).state).toBe('succeeded');
     expect(readFileSync(join(host.host.workspace, 'marker.txt'), 'utf8')).toBe('marked\n');
     expect(agentGroups(host)).toEqual([]);
+  });
+});
+
+describe.runIf(process.platform === 'linux')('an ACP agent in its own worktree', () => {
+  let host: FaultHost;
+  beforeAll(async () => {
+    ({ host } = await agentHost());
+  });
+  afterAll(async () => {
+    await host.host.stop();
+    await host.dispose();
+  });
+
+  it("uses git in its worktree, the repository's git folder read-only, as run_command does", async () => {
+    const repository = host.host.workspace;
+    const git = (...args: string[]) =>
+      execFileSync('git', ['-C', repository, ...args], { encoding: 'utf8' }).trim();
+    git('init', '--quiet', '--initial-branch=main');
+    git('config', 'user.email', 'user@example.com');
+    git('config', 'user.name', 'User');
+    writeFileSync(join(repository, 'notes.txt'), 'one\n');
+    git('add', 'notes.txt');
+    git('commit', '--quiet', '-m', 'first');
+    const runId = await submit(host, 'script:git', { isolation: 'worktree' });
+    await ended(host, runId);
+    const said = messages(host, runId).join('');
+    expect(said).toMatch(/git branch: tether\/\S+\. /);
+    expect(said).toContain('git folder write failed');
+    expect(existsSync(join(repository, '.git', 'planted'))).toBe(false);
+    expect(runRow(host, runId).state).toBe('succeeded');
   });
 });

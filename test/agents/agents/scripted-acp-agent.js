@@ -19,6 +19,8 @@
  * - `many-permissions`: nine permission requests at once, each answer logged;
  * - `bidi-title`: a permission request whose title has bidi and control characters and
  *   whose kind is not one of ACP's.
+ * - `git`: reads its branch with git in its folder (a worktree), then tries to write a
+ *   file into the repository's git folder, and says how each ended.
  * After a bound is passed, the scripts go on sending until the host cancels them.
  * Every request it gets is appended to $ACP_LOG (one JSON line each).
  */
@@ -241,6 +243,25 @@ const scripts = {
       ],
     });
     log({ method: 'permission-answer', answer });
+    return 'end_turn';
+  },
+
+  async git(client, sessionId) {
+    try {
+      const branch = execFileSync('git', ['rev-parse', '--abbrev-ref', 'HEAD'], { cwd });
+      await say(client, sessionId, `git branch: ${String(branch).trim()}. `);
+    } catch (error) {
+      await say(client, sessionId, `git failed: ${String(error.stderr ?? error.message)}. `);
+    }
+    try {
+      const common = String(
+        execFileSync('git', ['rev-parse', '--path-format=absolute', '--git-common-dir'], { cwd }),
+      ).trim();
+      writeFileSync(join(common, 'planted'), 'x\n');
+      await say(client, sessionId, 'git folder write: done');
+    } catch (error) {
+      await say(client, sessionId, `git folder write failed: ${error.code ?? 'git'}`);
+    }
     return 'end_turn';
   },
 
