@@ -1,8 +1,11 @@
 /**
  * A host's heading on the runs screen: its name (told apart from namesakes) and its own
  * connection state; when it is not live and the user can do something about it, the
- * actions (components/host-actions.tsx, a chunk loaded only then).
+ * actions (components/host-actions.tsx, a chunk of its own). The chunk is fetched once a
+ * host is live: it is needed when a host is down, and that host may be the one serving
+ * the page (a browser does not fetch a module again once its fetch failed).
  */
+import { useEffect } from 'preact/hooks';
 import { hostLine } from '../logic/connection-view.js';
 import { lazyScreen } from '../screens/lazy-screen.js';
 import { useAppView, useNow } from '../state/app-context.js';
@@ -24,6 +27,9 @@ export function HostHeader({ host }: { host: HostView }) {
   const live = line.status === 'live' || line.status === 'host-restarted';
   // Offline or still connecting, nothing to do yet; a host that keeps failing may be gone.
   const actions = line.needsAction || line.state === 'reconnecting';
+  useEffect(() => {
+    if (live) HostActions.preload();
+  }, [live]);
   return (
     <div class="host-head">
       <div class="host-title">
