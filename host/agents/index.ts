@@ -25,9 +25,11 @@ export {
   exitOf,
   firstEnd,
   raceWork,
+  requestFailed,
   stopReasonFailure,
   turnEndMessage,
   usageOf,
+  type AuthMethodOffered,
   type TurnEnd,
 } from './turn-end.js';
 export type { AgentSpec } from './types.js';

@@ -17,7 +17,21 @@ export type TurnEnd =
   | { kind: 'stopped'; response: PromptResponse }
   | { kind: 'exited'; code: number | null; signal: string | null }
   | { kind: 'error'; message: string }
+  | { kind: 'auth_required'; message: string }
   | { kind: 'cancel_timeout' };
+
+/** ACP's error code for "Authentication required" (the agent has no login). */
+const AUTH_REQUIRED = -32000;
+
+/** The end of a request that failed with `error`: a missing login, or an error. */
+export function requestFailed(error: unknown): TurnEnd {
+  const code =
+    typeof error === 'object' && error !== null ? (error as { code?: unknown }).code : undefined;
+  return {
+    kind: code === AUTH_REQUIRED ? 'auth_required' : 'error',
+    message: errorMessage(error),
+  };
+}
 
 /** A promise of `ms` that resolves with `end`, and its timer to clear. */
 function after<T>(ms: number, end: T): { late: Promise<T>; clear(): void } {
@@ -59,7 +73,7 @@ export function raceWork<T>(
   });
   const done = work.then(
     (value) => ({ kind: 'done' as const, value }),
-    (error: unknown) => ({ kind: 'error' as const, message: errorMessage(error) }),
+    (error: unknown) => requestFailed(error),
   );
   return firstEnd<{ kind: 'done'; value: T } | TurnEnd>([done, exited, stopped], ms, {
     kind: 'error',
@@ -76,16 +90,34 @@ export function exitOf(end: TurnEnd, exited: Promise<TurnEnd>): Promise<TurnEnd>
   return firstEnd([exited], 2_000, end);
 }
 
+/** A login the agent offers (ACP's `authMethods` of its initialize answer). */
+export interface AuthMethodOffered {
+  name: string;
+  description?: string | null;
+}
+
 /**
  * What went wrong in a turn of the agent `name` that did not end with a stop reason
- * (`when`: "while it started", "mid-turn"), with its last stderr lines; unmasked.
+ * (`when`: "while it started", "mid-turn"), with its last stderr lines; unmasked. A missing
+ * login names the logins the agent offers instead: it is not a crash.
  */
 export function turnEndMessage(
   name: string,
   end: TurnEnd,
   when: string,
   stderrTail: readonly string[],
+  logins: readonly AuthMethodOffered[] = [],
 ): string {
+  if (end.kind === 'auth_required') {
+    const offered = logins
+      .map((login) => (login.description ? `${login.name} (${login.description})` : login.name))
+      .join('; ');
+    return (
+      `the agent ${name} is not logged in (${end.message})` +
+      (offered === '' ? '' : `; it offers: ${offered}`) +
+      `. Log in to it on this machine as its own docs say, keep its login in a folder named in agents.${name}.writable (docs/agents.md), then submit again`
+    );
+  }
   const said =
     stderrTail.length === 0 ? '' : `; its last lines on stderr:\n${stderrTail.join('\n')}`;
   let what: string;

@@ -22,11 +22,13 @@ import {
   exitOf,
   firstEnd,
   raceWork,
+  requestFailed,
   stopReasonFailure,
   taskPrompt,
   turnEndMessage,
   usageOf,
   type AgentRequests,
+  type AuthMethodOffered,
   type StartedAgent,
   type TurnEnd,
 } from '../agents/index.js';
@@ -62,6 +64,8 @@ export class AgentRunExecutor extends RunFrame {
   private sessionId: string | null = null;
   /** Updates while a session loads are the agent replaying its history: not this run's. */
   private loading = false;
+  /** The logins the agent offers, named when it says it has none. */
+  private logins: AuthMethodOffered[] = [];
   private workspace = '';
   private readOnly: string[] = [];
   private parts: RunParts | null = null;
@@ -211,6 +215,7 @@ export class AgentRunExecutor extends RunFrame {
     const { store } = this.deps;
     this.session = await AgentSession.connect(agent.process, this.requests(this.parts!));
     const init = await this.session.initialize();
+    this.logins = init.authMethods ?? [];
     const canLoad = init.agentCapabilities?.loadSession === true;
     const previous = run.agentSession ?? store.runs.lastAgentSession(run.sessionId, this.agentName);
     let sessionId: string;
@@ -290,7 +295,7 @@ export class AgentRunExecutor extends RunFrame {
     const session = this.session!;
     const answered: Promise<TurnEnd> = session.prompt(sessionId, prompt).then(
       (response) => ({ kind: 'stopped', response }),
-      (error: unknown) => ({ kind: 'error', message: errorMessage(error) }),
+      (error: unknown) => requestFailed(error),
     );
     const signal = this.controller.signal;
     const stopped = new Promise<'stop'>((resolve) => {
@@ -308,7 +313,7 @@ export class AgentRunExecutor extends RunFrame {
   private turnFailure(end: TurnEnd, when: string): TurnOutcome {
     if (this.stopReason !== null) return { failure: this.stoppedFailure(), crashed: false };
     const tail = this.agent?.process.stderrTail() ?? [];
-    const message = turnEndMessage(this.agentName, end, when, tail);
+    const message = turnEndMessage(this.agentName, end, when, tail, this.logins);
     return {
       failure: { code: 'agent_failed', message: this.deps.store.maskSecrets(message) },
       crashed: crashed(end),

@@ -399,6 +399,20 @@ describe('an ACP agent as a run', () => {
     expect(agentGroups(host)).toEqual([]);
   });
 
+  it('an agent without a login fails the run saying so and naming the logins it offers, not as a crash', async () => {
+    const runId = await submit(host, 'script:login');
+    await ended(host, runId);
+    const row = runRow(host, runId);
+    expect(row.state).toBe('failed');
+    const error = RunError.parse(JSON.parse(row.error_json!));
+    expect(error).toEqual({
+      code: 'agent_failed',
+      message:
+        'the agent scripted is not logged in (Authentication required); it offers: Log in with Scripted (Run `scripted login`). Log in to it on this machine as its own docs say, keep its login in a folder named in agents.scripted.writable (docs/agents.md), then submit again',
+    });
+    expect(agentGroups(host)).toEqual([]);
+  });
+
   it('a message is kept up to 1,000,000 characters, and the event says how many more were cut', async () => {
     const runId = await submit(host, 'script:flood-text');
     await ended(host, runId);

@@ -84,7 +84,7 @@ describe('agents config', () => {
     const { agents, secrets } = await resolveAgents(
       AgentsConfig.parse({
         claude: {
-          command: 'claude-code-acp',
+          command: 'claude-agent-acp',
           env: { ANTHROPIC_API_KEY: { file: secret }, MODE: 'fast' },
           writable: [dir.path],
         },

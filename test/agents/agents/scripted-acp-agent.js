@@ -21,6 +21,8 @@
  *   whose kind is not one of ACP's.
  * - `git`: reads its branch with git in its folder (a worktree), then tries to write a
  *   file into the repository's git folder, and says how each ended.
+ * - `login`: a line on stderr, then answers the prompt with ACP's "Authentication
+ *   required" error, as an adapter without credentials does.
  * After a bound is passed, the scripts go on sending until the host cancels them.
  * Every request it gets is appended to $ACP_LOG (one JSON line each).
  */
@@ -291,6 +293,9 @@ acp
     return {
       protocolVersion: acp.PROTOCOL_VERSION,
       agentCapabilities: { loadSession: true, promptCapabilities: { image: true } },
+      authMethods: [
+        { id: 'scripted-login', name: 'Log in with Scripted', description: 'Run `scripted login`' },
+      ],
     };
   })
   .onRequest(acp.methods.agent.session.new, ({ params }) => {
@@ -318,6 +323,10 @@ acp
       .join(' ');
     log({ method: 'session/prompt', params: { sessionId: params.sessionId, text } });
     const match = /script:([a-z-]+)/.exec(text);
+    if (match?.[1] === 'login') {
+      process.stderr.write('[session/query] resume=none\n');
+      throw acp.RequestError.authRequired();
+    }
     const script = scripts[match?.[1] ?? 'text'] ?? scripts.text;
     const stopReason = await script(client, params.sessionId);
     log({ method: 'stop', stopReason });
