@@ -185,6 +185,7 @@ export const ApprovalPreview = z.discriminatedUnion('kind', [
   z.looseObject({
     kind: z.literal('agent'),
     agent: z.string(),
+    sandbox: z.optional(CommandSandbox),
     outside: z.optional(OutsideAccess),
     ruleProposal: z.optional(RuleProposal),
   }),

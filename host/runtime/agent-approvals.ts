@@ -84,10 +84,12 @@ export class AgentApprovals {
       );
       return reject();
     }
-    const { agentName } = this.scope;
+    const { agentName, deps, workspace } = this.scope;
+    // Where the agent runs, said on the card as a command's is: its network above all.
+    const sandbox = deps.agents?.scope(agentName, workspace);
     const decision = await this.approval(
       stored,
-      { kind: 'agent', agent: agentName },
+      { kind: 'agent', agent: agentName, ...(sandbox === undefined ? {} : { sandbox }) },
       `the agent ${agentName} asks before this tool call`,
       signal,
     );

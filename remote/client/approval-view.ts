@@ -3,7 +3,7 @@
  * runs, taken from the digest-checked `input` where it has the field, so that no kind of
  * preview (nor an old row's) can leave one out.
  */
-import { type Approval, sandboxScopeLine } from '../../protocol/index.js';
+import { type Approval, type CommandSandbox, sandboxScopeLine } from '../../protocol/index.js';
 
 /** The fields of one approval card; each is shown in full (escaped by the view). */
 export interface ApprovalView {
@@ -11,7 +11,10 @@ export interface ApprovalView {
   command?: string;
   /** `run_command`: the folder it runs in, the input's `cwd` joined to the workspace. */
   folder?: string;
-  /** `run_command`: where it runs, the card's most important line after the command. */
+  /**
+   * `run_command` and an agent's request: where it runs, the card's most important line
+   * after the command (an agent's: what it reaches, the network above all).
+   */
   sandbox?: SandboxView;
   /** The file or path the call names (the input's `path`, else the preview's). */
   path?: string;
@@ -122,6 +125,7 @@ export function approvalView(
       readOnlyHint: false,
       arguments: JSON.stringify(cutLongStrings(rawInput), null, 2) ?? 'null',
     };
+    view.sandbox = sandboxView(preview.sandbox);
     return view;
   }
   if (preview.kind === 'mcp') {
@@ -140,15 +144,7 @@ export function approvalView(
     const folder = (view.folder = workspacePath(workspace, inputText(input, 'cwd') ?? '.'));
     const real = preview.kind === 'command' ? preview.cwd : named ? preview.path : folder;
     if (real !== folder) view.realPath = real;
-    const sandbox = preview.kind === 'command' ? preview.sandbox : undefined;
-    view.sandbox =
-      sandbox === undefined
-        ? { line: SANDBOX_NOT_REPORTED, contained: false, network: true }
-        : {
-            line: sandboxScopeLine(sandbox),
-            contained: sandbox.contained,
-            network: !sandbox.contained || sandbox.network,
-          };
+    view.sandbox = sandboxView(preview.kind === 'command' ? preview.sandbox : undefined);
     return view;
   }
   view.path = inputText(input, 'path') ?? preview.path;
@@ -158,4 +154,15 @@ export function approvalView(
   }
   if (preview.kind === 'path') view.access = preview.access;
   return view;
+}
+
+/** Where a command or an agent runs, as the host said (or that it did not). */
+function sandboxView(sandbox: CommandSandbox | undefined): SandboxView {
+  return sandbox === undefined
+    ? { line: SANDBOX_NOT_REPORTED, contained: false, network: true }
+    : {
+        line: sandboxScopeLine(sandbox),
+        contained: sandbox.contained,
+        network: !sandbox.contained || sandbox.network,
+      };
 }

@@ -25,7 +25,7 @@ export { type HostState, pendingApprovals, toolCallsOf } from './host-state.js';
 export { type ClientStorage } from './storage.js';
 export { type WebSocketFactory } from './websocket.js';
 export { cutText, hiddenCount, visibleParts, visibleText } from './visible-text.js';
-export { approvalView, inputText } from './approval-view.js';
+export { approvalView, inputText, type SandboxView } from './approval-view.js';
 export { costText, usageText } from './usage-text.js';
 export { allowedByText } from './allowed-by-text.js';
 export { commandLine } from './command-line.js';

@@ -221,7 +221,17 @@ describe('an ACP agent as a run', () => {
     const [pgid] = agentGroups(host);
     expect(pgid).toBeGreaterThan(1);
     expect(groupAlive(pgid!)).toBe(true);
-    expect(JSON.parse(approval.preview_json)).toEqual({ kind: 'agent', agent: 'scripted' });
+    // The card says where the agent runs, its network above all (docs/agents.md).
+    expect(JSON.parse(approval.preview_json)).toEqual({
+      kind: 'agent',
+      agent: 'scripted',
+      sandbox: {
+        contained: true,
+        kind: 'bwrap',
+        writable: [host.host.workspace, expect.stringContaining('state')],
+        network: true,
+      },
+    });
     const target = join(host.host.workspace, 'marker.txt');
     expect(JSON.parse(approval.input_json)).toEqual({
       title: 'Write marker.txt',

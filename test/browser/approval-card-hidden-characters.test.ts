@@ -6,7 +6,8 @@
  * preview: `{kind: "command", outside}`, or an old row's `{kind: "path"}`. Right under
  * the command, where it runs: the preview's `sandbox` (its paths escaped), a warning like
  * the outside line unless sandboxed without network, or that an older host did not say.
- * A write shows its real path beside the diff, escaped too.
+ * A write shows its real path beside the diff, escaped too. An ACP agent's request says
+ * where the agent runs (its network) under its arguments.
  */
 import type { Browser, Locator } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -91,6 +92,25 @@ beforeAll(async () => {
         command: 'make',
         cwd: WORKSPACE,
         sandbox: { contained: false, reason: 'bwrap is not installed' },
+      },
+    ),
+    agent: approval(
+      'agent:edit',
+      {
+        title: 'Write marker.txt',
+        kind: 'edit',
+        locations: [{ path: `${WORKSPACE}/marker.txt`, line: null }],
+        rawInput: { path: `${WORKSPACE}/marker.txt`, content: 'marked' },
+      },
+      {
+        kind: 'agent',
+        agent: 'claude',
+        sandbox: {
+          contained: true,
+          kind: 'bwrap',
+          writable: [WORKSPACE, '/Users/someone/.claude'],
+          network: true,
+        },
       },
     ),
     long: approval(
@@ -224,6 +244,21 @@ describe('the approval card of a command with ANSI escapes and a bidi override',
         footer: 1,
       },
     });
+  });
+
+  it("shows where an agent runs under its request's arguments, its network as a warning", async () => {
+    const warning = await background(
+      byTestId(await cards.open(device.page, 'outside'), 'approval-outside'),
+    );
+    const card = await cards.open(device.page, 'agent');
+    const line = await visible(byTestId(card, 'approval-sandbox'));
+    const args = await byTestId(card, 'approval-mcp-arguments').boundingBox();
+    expect((await line.boundingBox())!.y).toBeGreaterThanOrEqual(args!.y + args!.height);
+    expect(await shownText(line)).toBe(
+      `sandboxed: may change files in ${WORKSPACE}, /Users/someone/.claude, WITH network access, cannot read your secrets`,
+    );
+    expect(await background(line)).toBe(warning);
+    await visible(byTestId(card, 'approval-digest', { match: 'true' }));
   });
 
   it('shows a long command whole', async () => {

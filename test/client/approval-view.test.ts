@@ -166,4 +166,35 @@ describe('approvalView', () => {
     expect(shown.command).toBeUndefined();
     expect(shown.sandbox).toBeUndefined();
   });
+
+  it("an agent's request: its title, kind and locations, its raw input, and where the agent runs, its network said", () => {
+    const input = {
+      title: 'Write marker.txt',
+      kind: 'edit',
+      locations: [{ path: `${WORKSPACE}/marker.txt`, line: null }],
+      rawInput: { path: `${WORKSPACE}/marker.txt`, content: 'marked' },
+    };
+    const sandbox: CommandSandbox = {
+      contained: true,
+      kind: 'bwrap',
+      writable: [WORKSPACE, '/Users/me/.claude'],
+      network: true,
+    };
+    const shown = view('agent:edit', input, { kind: 'agent', agent: 'claude', sandbox });
+    expect(shown.mcp).toMatchObject({
+      agent: true,
+      server: 'claude',
+      tool: 'Write marker.txt',
+      description: `edit [{"path":"${WORKSPACE}/marker.txt","line":null}]`,
+    });
+    expect(shown.sandbox).toEqual({
+      line: `sandboxed: may change files in ${WORKSPACE}, /Users/me/.claude, WITH network access, cannot read your secrets`,
+      contained: true,
+      network: true,
+    });
+    // From a host that did not say where its agent runs: assume full access.
+    expect(view('agent:edit', input, { kind: 'agent', agent: 'claude' }).sandbox).toEqual(
+      NOT_REPORTED,
+    );
+  });
 });

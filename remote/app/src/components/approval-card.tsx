@@ -10,7 +10,7 @@
  */
 import { useMemo, useState } from 'preact/hooks';
 import type { Approval, RuleProposal, ToolCall } from '#protocol';
-import { approvalView, commandLine } from '#client';
+import { approvalView, commandLine, type SandboxView } from '#client';
 import { answerDigest, checkApproval } from '../logic/approval-check.js';
 import { DiffView } from './diff-view.js';
 import { shownText } from './shown-text.js';
@@ -90,6 +90,7 @@ export function ApprovalCard(props: ApprovalCardProps) {
               <pre class="command" data-testid="approval-mcp-arguments">
                 {shownText(view.mcp.arguments)}
               </pre>
+              {view.mcp.agent && view.sandbox && <SandboxLine sandbox={view.sandbox} />}
             </dd>
           </>
         )}
@@ -100,16 +101,7 @@ export function ApprovalCard(props: ApprovalCardProps) {
               <pre class="command" data-testid="approval-command">
                 {shownText(view.command)}
               </pre>
-              {view.sandbox && (
-                <p
-                  class={`approval-sandbox ${view.sandbox.contained && !view.sandbox.network ? 'contained' : 'warn'}`}
-                  data-testid="approval-sandbox"
-                  data-contained={String(view.sandbox.contained)}
-                  data-network={String(view.sandbox.network)}
-                >
-                  {shownText(view.sandbox.line)}
-                </p>
-              )}
+              {view.sandbox && <SandboxLine sandbox={view.sandbox} />}
             </dd>
             <dt>In folder</dt>
             <dd>
@@ -323,4 +315,18 @@ function whenText(at: number): string {
   if (date.toDateString() === new Date().toDateString()) return `at ${time}`;
   const day = date.toLocaleDateString(undefined, { day: 'numeric', month: 'short' });
   return `${day} at ${time}`;
+}
+
+/** Where a command or an agent runs: a warning unless sandboxed without network. */
+function SandboxLine({ sandbox }: { sandbox: SandboxView }) {
+  return (
+    <p
+      class={`approval-sandbox ${sandbox.contained && !sandbox.network ? 'contained' : 'warn'}`}
+      data-testid="approval-sandbox"
+      data-contained={String(sandbox.contained)}
+      data-network={String(sandbox.network)}
+    >
+      {shownText(sandbox.line)}
+    </p>
+  );
 }
