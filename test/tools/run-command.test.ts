@@ -428,7 +428,7 @@ describe('run_command under a flood of output', () => {
       data: { outputBytes: 256_000_000, fileBytes: 8 * MiB, truncated: true },
     });
     expect(result.content).toMatch(
-      /^exit 0 in [\d.]+ s, 244\.1 MiB of output \(the output file keeps the first 8\.0 MiB\)\n/,
+      /^exit 0 in [\d.]+ m?s, 244\.1 MiB of output \(the output file keeps the first 8\.0 MiB\)\n/,
     );
     // Bounds: the host holds at most a MiB of queued writes and a 16 KiB excerpt, so the
     // RSS grows by far less than 100 MiB. A pipe left undrained would block `yes` for good:
