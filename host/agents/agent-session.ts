@@ -8,6 +8,10 @@
 import { Readable, Writable } from 'node:stream';
 import type {
   ContentBlock,
+  CreateTerminalRequest,
+  CreateTerminalResponse,
+  TerminalExitStatus,
+  TerminalOutputResponse,
   InitializeResponse,
   PromptResponse,
   ReadTextFileRequest,
@@ -41,6 +45,14 @@ export interface AgentRequests {
   ): Promise<RequestPermissionResponse>;
   readTextFile(params: ReadTextFileRequest, signal: AbortSignal): Promise<ReadTextFileResponse>;
   writeTextFile(params: WriteTextFileRequest, signal: AbortSignal): Promise<void>;
+  createTerminal(
+    params: CreateTerminalRequest,
+    signal: AbortSignal,
+  ): Promise<CreateTerminalResponse>;
+  terminalOutput(terminalId: string): Promise<TerminalOutputResponse>;
+  waitForTerminalExit(terminalId: string, signal: AbortSignal): Promise<TerminalExitStatus>;
+  killTerminal(terminalId: string): Promise<void>;
+  releaseTerminal(terminalId: string): Promise<void>;
 }
 
 /** Thrown by the SDK's request error class, for an answer the host refuses. */
@@ -75,6 +87,23 @@ export class AgentSession {
       .onRequest(methods.client.fs.writeTextFile, async ({ params, signal }) => {
         await requests.writeTextFile(params, signal);
         return {};
+      })
+      .onRequest(methods.client.terminal.create, ({ params, signal }) =>
+        requests.createTerminal(params, signal),
+      )
+      .onRequest(methods.client.terminal.output, ({ params }) =>
+        requests.terminalOutput(params.terminalId),
+      )
+      .onRequest(methods.client.terminal.waitForExit, ({ params, signal }) =>
+        requests.waitForTerminalExit(params.terminalId, signal),
+      )
+      .onRequest(methods.client.terminal.kill, async ({ params }) => {
+        await requests.killTerminal(params.terminalId);
+        return {};
+      })
+      .onRequest(methods.client.terminal.release, async ({ params }) => {
+        await requests.releaseTerminal(params.terminalId);
+        return {};
       });
     return new AgentSession(sdk, app.connect(stream));
   }
@@ -87,7 +116,7 @@ export class AgentSession {
   initialize(): Promise<InitializeResponse> {
     return this.connection.agent.request(this.sdk.methods.agent.initialize, {
       protocolVersion: this.sdk.PROTOCOL_VERSION,
-      clientCapabilities: { fs: { readTextFile: true, writeTextFile: true }, terminal: false },
+      clientCapabilities: { fs: { readTextFile: true, writeTextFile: true }, terminal: true },
       clientInfo: { name: 'tether', version: '1' },
     });
   }

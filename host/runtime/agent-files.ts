@@ -2,6 +2,7 @@
  * An ACP agent's `fs/read_text_file` and `fs/write_text_file` as calls of Tether's own
  * read_file and write_file in its run, decided and run as the built-in loop's are (its
  * policy, access declarations, cards and sandbox); a refusal is the request's error.
+ * Its terminals' run_command calls are made here too (agent-terminals.ts).
  */
 import { readFileSync } from 'node:fs';
 import { realpath } from 'node:fs/promises';
@@ -19,7 +20,7 @@ import type { AgentRunScope, AgentTranscript } from './agent-transcript.js';
 import { runReadyCall, settleProposedCall, type ToolStepContext } from './tool-step.js';
 
 /** JSON-RPC's "internal error" code, for a request the host refuses. */
-const REFUSED = -32603;
+export const REFUSED = -32603;
 
 export class AgentFiles {
   constructor(
@@ -63,6 +64,23 @@ export class AgentFiles {
     input: unknown,
     signal: AbortSignal,
   ): Promise<StoredToolCall> {
+    const done = await this.decideAndRun(name, input, signal);
+    if (done.state !== 'succeeded') throw await requestError(REFUSED, notDone(done));
+    return done;
+  }
+
+  /**
+   * A call of a Tether tool for the agent, decided and run as the built-in loop's are, in
+   * whatever state it ended; a refusal before it was recorded is the request's error.
+   * `signal` ends the wait for an answer; `run` changes how it runs: a signal that stops
+   * it (with the run's), and who is told once it is running.
+   */
+  async decideAndRun(
+    name: string,
+    input: unknown,
+    signal: AbortSignal,
+    run: { stop?: AbortSignal; onStarted?: (call: StoredToolCall) => void } = {},
+  ): Promise<StoredToolCall> {
     const { store, tools } = this.scope.deps;
     if (this.scope.stopping()) throw await requestError(REFUSED, 'the run is stopping');
     if (tools.get(name) === undefined) {
@@ -78,7 +96,12 @@ export class AgentFiles {
       throw await requestError(REFUSED, 'the run made all the tool calls it may');
     }
     const call = this.transcript.insertToolCall(name, input, `fs-${newId('tc')}`);
-    const ctx = this.stepContext();
+    const step = this.stepContext();
+    const ctx: ToolStepContext = {
+      ...step,
+      ...(run.stop === undefined ? {} : { signal: AbortSignal.any([step.signal, run.stop]) }),
+      ...(run.onStarted === undefined ? {} : { onStarted: run.onStarted }),
+    };
     const settled = await settleProposedCall(ctx, call);
     if (settled === 'waiting') {
       const approvalId = this.approvals.pendingApprovalOf(call.id);
@@ -86,13 +109,7 @@ export class AgentFiles {
       const now = store.tools.getToolCall(call.id)!;
       if (now.state === 'ready') await runReadyCall(ctx, now);
     }
-    const done = store.tools.getToolCall(call.id)!;
-    if (done.state !== 'succeeded') {
-      const result = done.result as { summary?: string; error?: { message?: string } } | null;
-      const why = result?.error?.message ?? result?.summary ?? `the call ended ${done.state}`;
-      throw await requestError(REFUSED, `${name} was not done: ${why}`);
-    }
-    return done;
+    return store.tools.getToolCall(call.id)!;
   }
 
   /** The path as the tools take it: relative to the workspace when inside it. */
@@ -118,4 +135,11 @@ export class AgentFiles {
     const current = await readCurrentFile(real, path, 0, signal);
     return 'exists' in current && current.exists ? current.sha256 : null;
   }
+}
+
+/** Why a call of the agent's was not done, as its request's error says it. */
+export function notDone(done: StoredToolCall): string {
+  const result = done.result as { summary?: string; error?: { message?: string } } | null;
+  const why = result?.error?.message ?? result?.summary ?? `the call ended ${done.state}`;
+  return `${done.name} was not done: ${why}`;
 }

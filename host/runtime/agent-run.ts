@@ -34,6 +34,7 @@ import {
 } from '../agents/index.js';
 import type { StoredRun } from '../store/index.js';
 import { AgentApprovals } from './agent-approvals.js';
+import { AgentTerminals } from './agent-terminals.js';
 import { AgentFiles } from './agent-files.js';
 import { AgentTranscript, type AgentRunScope } from './agent-transcript.js';
 import {
@@ -56,6 +57,7 @@ interface RunParts {
   transcript: AgentTranscript;
   approvals: AgentApprovals;
   files: AgentFiles;
+  terminals: AgentTerminals;
 }
 
 export class AgentRunExecutor extends RunFrame {
@@ -80,6 +82,8 @@ export class AgentRunExecutor extends RunFrame {
       this.parts?.approvals.close();
       this.session?.close();
     }
+    // Its terminals' commands stopped, and recorded ended, before the run's end.
+    await this.parts?.terminals.closeAll();
     await this.agent?.end(outcome.failure === null ? null : outcome.failure.message);
     if (this.persistenceLost()) return;
     const committed = await this.commitWorktree();
@@ -183,7 +187,8 @@ export class AgentRunExecutor extends RunFrame {
     const transcript = new AgentTranscript(scope);
     const approvals = new AgentApprovals(scope, transcript);
     const files = new AgentFiles(scope, transcript, approvals, () => this.stepContext());
-    this.parts = { transcript, approvals, files };
+    const terminals = new AgentTerminals(scope, files);
+    this.parts = { transcript, approvals, files, terminals };
     return this.parts;
   }
 
@@ -204,6 +209,11 @@ export class AgentRunExecutor extends RunFrame {
       },
       readTextFile: (params, signal) => parts.files.readTextFile(params, signal),
       writeTextFile: (params, signal) => parts.files.writeTextFile(params, signal),
+      createTerminal: (params, signal) => parts.terminals.create(params, signal),
+      terminalOutput: (terminalId) => parts.terminals.output(terminalId),
+      waitForTerminalExit: (terminalId, signal) => parts.terminals.waitForExit(terminalId, signal),
+      killTerminal: (terminalId) => parts.terminals.kill(terminalId),
+      releaseTerminal: (terminalId) => parts.terminals.release(terminalId),
     };
   }
 

@@ -25,6 +25,8 @@ export interface ToolExecutionContext {
   readOnly: readonly string[];
   limits: RuntimeLimits;
   signal: AbortSignal;
+  /** Told once a call is recorded running, before its tool starts (an agent's terminal). */
+  onStarted?: (call: StoredToolCall) => void;
 }
 
 /** Keeps the head and the tail of a long result and says what was left out and where it is. */
@@ -91,6 +93,7 @@ export async function executeToolCall(
     return moved;
   });
   faultPoint('tool-running');
+  ctx.onStarted?.(running);
 
   const outputPath = join(store.outputsDir, `${ready.id}.out`);
   const approved = approvedContext(approval);

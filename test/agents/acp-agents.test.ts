@@ -210,7 +210,7 @@ describe('an ACP agent as a run', () => {
     const got = await host.channel.call('run.get', { runId });
     expect(got['run']).toMatchObject({ agent: 'scripted', state: 'succeeded' });
     expect(log().find((entry) => entry.method === 'initialize')?.params).toMatchObject({
-      clientCapabilities: { fs: { readTextFile: true, writeTextFile: true }, terminal: false },
+      clientCapabilities: { fs: { readTextFile: true, writeTextFile: true }, terminal: true },
     });
     expect(agentGroups(host)).toEqual([]);
   });
@@ -296,6 +296,60 @@ describe('an ACP agent as a run', () => {
     expect(calls(host, runId).map((call) => call.state)).toEqual(['failed']);
     // Its processes are killed: a zombie may wait a moment for its reaper.
     await until('the agent group gone', () => (groupAlive(pgid!) ? undefined : true));
+  });
+
+  it("terminal/* are run_command calls: asked on a card, run in Tether's sandbox, killed, denied", async () => {
+    const runId = await submit(host, 'script:terminal');
+    const answer = async (decision: 'approve' | 'deny', command: string) => {
+      const approval = await until('the next card', () => {
+        const row = host.query((db) =>
+          db
+            .prepare(
+              "SELECT id, tool_call_id, input_digest, input_json, preview_json FROM approvals WHERE run_id = ? AND state = 'pending'",
+            )
+            .get(runId),
+        );
+        return row === undefined ? undefined : PendingApproval.parse(row);
+      });
+      expect(JSON.parse(approval.input_json)).toEqual({ command });
+      expect(JSON.parse(approval.preview_json)).toMatchObject({
+        kind: 'command',
+        command,
+        sandbox: { contained: true, kind: 'bwrap', network: false },
+      });
+      await host.channel.call('approval.respond', {
+        commandId: randomUUID(),
+        approvalId: approval.id,
+        toolCallId: approval.tool_call_id,
+        inputDigest: approval.input_digest,
+        decision,
+      });
+    };
+    await answer('approve', "sh -c 'echo out; echo é >&2; exit 3'");
+    await answer('approve', "sh -c 'printf éa; sleep 30'");
+    await answer('deny', 'touch denied.txt');
+    await ended(host, runId);
+    expect(runRow(host, runId).state).toBe('succeeded');
+    const logged = (method: string) =>
+      log().find((entry) => entry.method === method) as Record<string, unknown> | undefined;
+    expect(logged('terminal-exited')).toMatchObject({
+      exited: { exitCode: 3, signal: null },
+      output: { output: 'out\né\n', truncated: false, exitStatus: { exitCode: 3, signal: null } },
+    });
+    // 'éa' within 2 bytes: the cut falls inside 'é', so only 'a' is given.
+    expect(logged('terminal-killed')).toMatchObject({
+      running: { output: 'a', truncated: true },
+    });
+    // Killed: its group got TERM; bwrap reports what its command died of as 128 + 15.
+    expect(logged('terminal-killed')).toMatchObject({ killed: { exitCode: 143, signal: null } });
+    expect(logged('terminal-denied')?.['error']).toMatch(/run_command was not done: .*denied/);
+    expect(existsSync(join(host.host.workspace, 'denied.txt'))).toBe(false);
+    expect(calls(host, runId).map((call) => [call.name, call.state])).toEqual([
+      ['run_command', 'failed'],
+      ['run_command', 'cancelled'],
+      ['run_command', 'failed'],
+    ]);
+    expect(agentGroups(host)).toEqual([]);
   });
 
   it("fs/write_text_file into a protected path is refused by Tether's policy", async () => {

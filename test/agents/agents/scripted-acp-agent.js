@@ -21,6 +21,9 @@
  *   whose kind is not one of ACP's.
  * - `git`: reads its branch with git in its folder (a worktree), then tries to write a
  *   file into the repository's git folder, and says how each ended.
+ * - `terminal`: through the host's terminals (run_command calls, each asked on a card):
+ *   one that exits 3, its exit and output; one that runs until killed, its output's end
+ *   within 2 bytes; one the user denies; each result logged;
  * - `login`: a line on stderr, then answers the prompt with ACP's "Authentication
  *   required" error, as an adapter without credentials does.
  * After a bound is passed, the scripts go on sending until the host cancels them.
@@ -128,6 +131,46 @@ const scripts = {
     } catch (error) {
       await say(client, sessionId, `fs write refused: ${error.message}`);
     }
+    return 'end_turn';
+  },
+
+  async terminal(client, sessionId) {
+    const { terminal } = acp.methods.client;
+    // One that exits by itself: its exit code and its whole output.
+    const first = await client.request(terminal.create, {
+      sessionId,
+      command: 'sh',
+      args: ['-c', 'echo out; echo é >&2; exit 3'],
+      cwd,
+    });
+    const exited = await client.request(terminal.waitForExit, { sessionId, ...first });
+    const output = await client.request(terminal.output, { sessionId, ...first });
+    log({ method: 'terminal-exited', exited, output });
+    await client.request(terminal.release, { sessionId, ...first });
+    // One that runs until killed; its output's end within 2 bytes, cut at a character.
+    const second = await client.request(terminal.create, {
+      sessionId,
+      command: 'sh',
+      args: ['-c', 'printf éa; sleep 30'],
+      outputByteLimit: 2,
+    });
+    let running = await client.request(terminal.output, { sessionId, ...second });
+    for (let tries = 0; running.output === '' && tries < 200; tries += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 25));
+      running = await client.request(terminal.output, { sessionId, ...second });
+    }
+    await client.request(terminal.kill, { sessionId, ...second });
+    const killed = await client.request(terminal.waitForExit, { sessionId, ...second });
+    log({ method: 'terminal-killed', running, killed });
+    await client.request(terminal.release, { sessionId, ...second });
+    // One the user denies: terminal/create fails, and nothing ran.
+    try {
+      await client.request(terminal.create, { sessionId, command: 'touch denied.txt' });
+      log({ method: 'terminal-denied', error: null });
+    } catch (error) {
+      log({ method: 'terminal-denied', error: error.message });
+    }
+    await say(client, sessionId, 'Terminals done.');
     return 'end_turn';
   },
 
