@@ -25,6 +25,7 @@ import { byTestId, pageErrors, pairDevice, submitTask, visible } from './support
 import { IPHONE, launchChromium, openDevice, type Device } from './support/chromium.js';
 import {
   clickNotification,
+  deliverUntilShown,
   fakePushManager,
   pushSession,
   shownNotifications,
@@ -131,12 +132,14 @@ describe('web push in the app', () => {
       .toContain('last delivered');
 
     // The test push, delivered to the worker, shows (every push shows something: iOS).
-    await session.deliver(app.localhostOrigin, payload);
-    await until(
-      'the test notification',
-      () => shownNotifications(phone),
-      (shown) => shown.some((n) => n.tag === payload['tag'] && n.title === payload['title']),
+    const shown = await deliverUntilShown(
+      session,
+      phone,
+      app.localhostOrigin,
+      payload,
+      String(payload['tag']),
     );
+    expect(shown.find((n) => n.tag === payload['tag'])?.title).toBe(payload['title']);
   }, 90_000);
 
   it('shows the approval push tagged per approval, a resend replaces it, and a click opens the approval card', async () => {
@@ -153,13 +156,9 @@ describe('web push in the app', () => {
 
     await byTestId(phone.page, 'nav-runs').click();
     await visible(byTestId(phone.page, 'runs-screen'));
-    await session.deliver(app.localhostOrigin, payload);
-    await session.deliver(app.localhostOrigin, payload);
-    const shown = await until(
-      'the approval notification',
-      () => shownNotifications(phone),
-      (list) => list.some((n) => n.tag === tag),
-    );
+    await deliverUntilShown(session, phone, app.localhostOrigin, payload, tag);
+    // Sent again, it replaces the one shown.
+    const shown = await deliverUntilShown(session, phone, app.localhostOrigin, payload, tag);
     expect(shown.filter((n) => n.tag === tag)).toEqual([
       { tag, title: payload['title'], body: payload['body'] },
     ]);
@@ -181,12 +180,8 @@ describe('web push in the app', () => {
     const payload = await receivedPayload(1);
     const tag = String(payload['tag']);
     await byTestId(phone.page, 'nav-runs').click();
-    await session.deliver(app.localhostOrigin, payload);
-    await until(
-      'the approval notification again',
-      () => shownNotifications(phone),
-      (list) => list.some((n) => n.tag === tag),
-    );
+    // Shown again under the tag the last test clicked (and closed).
+    await deliverUntilShown(session, phone, app.localhostOrigin, payload, tag);
 
     const card = byTestId(laptop.page, 'approval-card', { state: 'pending' });
     await visible(card);

@@ -90,6 +90,35 @@ export async function pushSession(device: Device): Promise<{
   };
 }
 
+/**
+ * Delivers `payload` until `device` shows a notification tagged `tag`, at most 3 times,
+ * and returns what it shows. Headless Chromium on Linux sometimes closes a notification
+ * the moment it is shown (seen about once in 20 deliveries: the worker's showNotification
+ * resolved, and getNotifications at once without it, with a fresh tag or a reused one),
+ * so a test whose subject is what follows a notification delivers again.
+ */
+export async function deliverUntilShown(
+  session: { deliver(origin: string, payload: unknown): Promise<void> },
+  device: Device,
+  origin: string,
+  payload: unknown,
+  tag: string,
+): Promise<Array<{ tag: string; title: string; body: string }>> {
+  for (let attempt = 1; ; attempt += 1) {
+    await session.deliver(origin, payload);
+    const shown = await until(
+      `the notification tagged ${tag}`,
+      () => shownNotifications(device),
+      (list) => list.some((n) => n.tag === tag),
+      { timeout: 3_000 },
+    ).catch((error: unknown) => {
+      if (attempt === 3) throw error;
+      return null;
+    });
+    if (shown !== null) return shown;
+  }
+}
+
 /** The notifications the page's service worker registration shows now. */
 export function shownNotifications(
   device: Device,
