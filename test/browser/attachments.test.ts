@@ -404,6 +404,57 @@ describe('attachments from the app', () => {
     expect(errorsBeyondTheStoppedHost()).toEqual([]);
   }, 180_000);
 
+  it("takes a refused follow-up back into its conversation's composer", async () => {
+    const { page } = phone;
+    const config = join(dirname(app.dataDir), 'config.json');
+    // The host takes the file while the follow-up is written: the device checks its limit.
+    writeFileSync(config, JSON.stringify({ limits: { attachmentMaxBytes: MAX_BYTES } }));
+    await app.host.restart();
+    const [run] = storeRuns(app.dataDir);
+    await page.evaluate((hash) => (location.hash = hash), `#/run/${app.hostId}/${run!.id}`);
+    await visible(byTestId(page, 'run-screen', { 'run-id': run!.id }));
+    await until(
+      'the page to see the host live',
+      () => byTestId(page, 'host-state', { 'host-id': app.hostId }).getAttribute('data-state'),
+      (state) => state === 'live',
+      { timeout: 30_000 },
+    );
+    await stopHost(page);
+    const task = 'And check the logout page too';
+    await byTestId(page, 'followup-text').fill(task);
+    await chooseMadeFile(page, 'followup-attach', 'logout.bin', 1024 * 1024);
+    await attachmentsReady(page, 1);
+    await byTestId(page, 'followup-submit').click();
+    await until(
+      'the follow-up kept on the device',
+      () => keptJobs(page),
+      (jobs) => jobs.length === 1,
+    );
+    // Meanwhile the host's bound went below the file's size.
+    writeFileSync(config, JSON.stringify({ limits: { attachmentMaxBytes: 512 * 1024 } }));
+    await app.host.restart();
+    await page.reload();
+
+    const notice = await visible(byTestId(page, 'task-refused'));
+    expect(await notice.textContent()).toContain('refused this follow-up and its file logout.bin');
+    const edit = byTestId(page, 'task-refused-edit');
+    expect(await edit.textContent()).toBe('Edit the follow-up');
+    await edit.click();
+    await visible(byTestId(page, 'run-screen', { 'run-id': run!.id }));
+    expect(await byTestId(page, 'followup-text').inputValue()).toBe(task);
+    await until(
+      'the notice gone',
+      () => byTestId(page, 'task-refused').count(),
+      (count) => count === 0,
+    );
+    await until(
+      'the refused follow-up removed',
+      () => keptJobs(page),
+      (jobs) => jobs.length === 0,
+    );
+    expect(errorsBeyondTheStoppedHost()).toEqual([]);
+  }, 180_000);
+
   it('drops the tasks kept for a host when it is forgotten, and at start those of hosts not paired', async () => {
     const { page } = phone;
     await byTestId(page, 'nav-runs').click();

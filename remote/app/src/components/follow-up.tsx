@@ -3,7 +3,7 @@
  * (conversation), with its files (chosen or pasted, sent first as New task's are) and the
  * microphone. Send is enabled once the session is idle and the text is not empty.
  */
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import type { Run } from '#protocol';
 import { VoiceButton } from '../screens/voice-part.js';
 import { attachPasted, useAttachments } from '../hooks/use-attachments.js';
@@ -11,13 +11,22 @@ import { useSubmit } from '../hooks/use-submit.js';
 import { withTranscript } from '../logic/voice-note.js';
 import type { HostView } from '../state/app-view.js';
 import { navigate } from '../state/route-hook.js';
-import { submitWithAttachments, type UploadProgress } from '../state/upload-jobs.js';
+import {
+  submitWithAttachments,
+  watchFollowUpDraft,
+  type UploadProgress,
+} from '../state/upload-jobs.js';
 import { AttachButton } from './attach-button.js';
 import { AttachmentStrip } from './attachment-strip.js';
 import { UploadProgressLine } from './upload-progress.js';
 
 export function FollowUp({ host, run, idle }: { host: HostView; run: Run; idle: boolean }) {
   const [text, setText] = useState('');
+  // A refused follow-up's text taken back ("Edit the follow-up"), now or while shown.
+  useEffect(
+    () => watchFollowUpDraft(host.hostId, run.sessionId, setText),
+    [host.hostId, run.sessionId],
+  );
   const action = useSubmit(host);
   const attachments = useAttachments(host);
   const [progress, setProgress] = useState<UploadProgress | undefined>(undefined);

@@ -62,8 +62,11 @@ export interface RefusedTask {
   message: string;
 }
 
-/** A refused task's text taken back into New task (`takeDraft`), on its host. */
-let draft: { hostId: string; text: string } | undefined;
+/**
+ * A refused task's text taken back into New task (`takeDraft`), on its host, or a refused
+ * follow-up's into its conversation's composer (`takeFollowUpDraft`).
+ */
+let draft: { hostId: string; text: string; sessionId: string | undefined } | undefined;
 
 /** Where a job stands: the file on its way and the chunks the host has of it. */
 export interface UploadProgress {
@@ -286,14 +289,42 @@ export async function dropRefused(
   model: JobsModel,
   { edit = false } = {},
 ): Promise<void> {
-  if (edit) draft = { hostId: task.hostId, text: task.text };
+  if (edit) {
+    draft = { hostId: task.hostId, text: task.text, sessionId: task.sessionId };
+    for (const watcher of draftWatchers) watcher();
+  }
   await changeJobs((jobs) => jobs.filter((job) => job.commandId !== task.commandId));
   await announceRefused(model);
 }
 
 /** The text a refused task left for New task, once. */
 export function takeDraft(): { hostId: string; text: string } | undefined {
+  if (draft?.sessionId !== undefined) return undefined;
   const taken = draft;
   draft = undefined;
   return taken;
+}
+
+/** Composers told when a refused follow-up's text is taken back. */
+const draftWatchers = new Set<() => void>();
+
+/**
+ * Gives `take` the text a refused follow-up left for the composer of its conversation,
+ * once: now, or when the user takes it back while this composer is shown. Returns the
+ * function that stops watching.
+ */
+export function watchFollowUpDraft(
+  hostId: string,
+  sessionId: string,
+  take: (text: string) => void,
+): () => void {
+  const check = () => {
+    if (draft?.hostId !== hostId || draft.sessionId !== sessionId) return;
+    const { text } = draft;
+    draft = undefined;
+    take(text);
+  };
+  check();
+  draftWatchers.add(check);
+  return () => draftWatchers.delete(check);
 }
