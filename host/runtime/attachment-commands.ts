@@ -95,7 +95,7 @@ export function putAttachmentChunk(
         store.attachments.writeChunk(stored.id, args.index * ATTACHMENT_CHUNK_BYTES, bytes);
         const received = args.index + 1;
         if (received < stored.total) {
-          store.attachments.setReceived(stored.id, received);
+          store.attachments.setReceived(stored.id, received, tx.at);
           return { ...progressOf(stored), received };
         }
         const sha256 = store.attachments.digestOf(stored.id, stored.size);

@@ -1,12 +1,13 @@
 /**
  * Uploads no run was given (an upload left unfinished, a task never sent, a recording whose
- * transcription failed), removed once a day old (docs/attachments.md): at start, then
+ * transcription failed), removed a day after their last chunk (docs/attachments.md), so
+ * one still arriving is never cut off mid-way: at start, then
  * every hour while the host runs, at most a batch at a time so that one sweep never holds
  * the store for long; a sweep that filled its batch goes on a second later.
  */
 import { isPersistenceFailed, type Store } from '../store/index.js';
 
-/** An attachment no run was given is kept this long from its first chunk. */
+/** An attachment no run was given is kept this long from its last chunk (or its start). */
 export const UNUSED_ATTACHMENT_MS = 24 * 60 * 60 * 1000;
 const SWEEP_INTERVAL_MS = 60 * 60 * 1000;
 const SWEEP_BATCH = 64;

@@ -187,14 +187,19 @@ export class Attachments {
     return hash.digest('hex');
   }
 
-  setReceived(id: string, received: number): void {
-    this.prepare('UPDATE attachments SET received = ? WHERE id = ?').run(received, id);
+  /** `received` chunks kept, the last at `at`. */
+  setReceived(id: string, received: number, at: number): void {
+    this.prepare('UPDATE attachments SET received = ?, last_chunk_at = ? WHERE id = ?').run(
+      received,
+      at,
+      id,
+    );
   }
 
   complete(id: string, received: number, sha256: string, at: number): void {
     this.prepare(
-      'UPDATE attachments SET received = ?, sha256 = ?, completed_at = ? WHERE id = ?',
-    ).run(received, sha256, at, id);
+      'UPDATE attachments SET received = ?, sha256 = ?, completed_at = ?, last_chunk_at = ? WHERE id = ?',
+    ).run(received, sha256, at, at, id);
   }
 
   /** Removes an attachment no run names: its row, then its file. */
@@ -248,14 +253,15 @@ export class Attachments {
   }
 
   /**
-   * Ids of attachments no run names that were started before `before`, the oldest first and
-   * at most `limit`: uploads left unfinished, and files sent but never used.
+   * Ids of attachments no run names whose last chunk (or start) came before `before`, the
+   * least recent first and at most `limit`: uploads left unfinished, and files sent but
+   * never used. An upload still receiving chunks is never among them.
    */
   listUnused(before: number, limit: number): string[] {
     const rows = this.prepare(
-      `SELECT id FROM attachments WHERE created_at < ?
+      `SELECT id FROM attachments WHERE COALESCE(last_chunk_at, created_at) < ?
          AND NOT EXISTS (SELECT 1 FROM run_attachments WHERE attachment_id = attachments.id)
-         ORDER BY created_at LIMIT ?`,
+         ORDER BY COALESCE(last_chunk_at, created_at) LIMIT ?`,
     ).all(before, limit) as { id: string }[];
     return rows.map((row) => row.id);
   }

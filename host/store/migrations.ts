@@ -392,6 +392,16 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE runs ADD COLUMN agent_session TEXT;
     `,
   },
+  {
+    version: 13,
+    name: 'attachment last chunk',
+    // When an upload last received a chunk (or completed): an unused upload is removed a
+    // day after that (host/runtime/upload-sweep.ts), so one still arriving is never cut
+    // off mid-way. NULL in rows from before: their start counts.
+    sql: `
+      ALTER TABLE attachments ADD COLUMN last_chunk_at INTEGER;
+    `,
+  },
 ];
 
 /** The schema version this code writes. A database newer than this is refused. */

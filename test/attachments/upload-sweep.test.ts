@@ -1,7 +1,7 @@
 /**
  * Issue 28: uploads no run was given are removed once a day old while the host runs, not
  * only at its next start, and each sweep removes a bounded batch, the oldest first; an
- * upload younger than a day stays. Runs are never deleted by Tether, so a run's own
+ * upload younger than a day stays, and so does one whose last chunk came within a day. Runs are never deleted by Tether, so a run's own
  * attachments and its run-attachments folder stay with it (docs/attachments.md).
  */
 import { existsSync } from 'node:fs';
@@ -94,6 +94,44 @@ describe('the sweep of unused uploads', () => {
       ]);
       expect(sweep.sweep()).toBe(1);
       expect(sweep.sweep()).toBe(0);
+    } finally {
+      store.close();
+    }
+  });
+
+  it('keeps an upload a day from its start while its chunks still come, and removes it a day after its last', async () => {
+    await using dir = tempDir('tether-upload-sweep-');
+    const store = await Store.open({ dataDir: dir.path, now: () => now });
+    try {
+      const slow = 'att_slow_aaaaaaaaaaa1';
+      const left = 'att_left_aaaaaaaaaaa1';
+      for (const id of [slow, left]) {
+        store.write(() =>
+          store.attachments.insert({
+            id,
+            deviceId: 'dev_phone',
+            name: `${id}.bin`,
+            mediaType: 'application/octet-stream',
+            size: 3 * 1024 * 1024,
+            total: 3,
+            createdAt: now,
+          }),
+        );
+      }
+      // The phone was away most of a day; a chunk of the slow one comes just before it ends.
+      now += DAY - 1000;
+      store.write(() => store.attachments.setReceived(slow, 1, now));
+      now += 2000;
+      const sweep = new UploadSweep(store, (error) => expect.fail(String(error)), {
+        now: () => now,
+      });
+      expect(sweep.sweep()).toBe(1);
+      expect(store.attachments.get(left)).toBeUndefined();
+      expect(store.attachments.get(slow)?.received).toBe(1);
+      // Then nothing more for a day: it goes.
+      now += DAY;
+      expect(sweep.sweep()).toBe(1);
+      expect(store.attachments.get(slow)).toBeUndefined();
     } finally {
       store.close();
     }
