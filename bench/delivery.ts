@@ -7,11 +7,14 @@
  * a plain `ws` server that fsyncs each write once and sends it on to the other socket.
  *
  * Also, warm requests on the open channel against the same baseline answering with frames
- * of the same size: `host.info`, and `runs.list {limit: 1}`.
+ * of the same size: `host.info`, and `runs.list {limit: 1}`, 1,000 a round, one host
+ * request and one baseline request in turn, on a host at rest after the writes; their
+ * round trips and each process's CPU per request.
  *
  * The devices are lean (bench/lean-channel.ts): raw sockets, libsodium frames, no client
  * core, so the figures are the host's. CPU is the whole process (all threads,
- * /proc/<pid>/task/∗/schedstat), per delivered event: the host's and the baseline's.
+ * /proc/<pid>/task/∗/schedstat), per delivered event and per warm request: the host's and
+ * the baseline's.
  * Rounds alternate host and baseline; figures are medians of the rounds' medians (p50) and
  * the p99 of every sample. Linux only.
  *
@@ -30,7 +33,9 @@ import { hostCpuNs, startHostProcess } from './host-process.js';
 const ROUNDS = Number(process.env['BENCH_ROUNDS'] ?? 9);
 /** Writes a round; the runs they queue are cancelled after it, so the queue stays short. */
 const WRITES = 20;
-const REQUESTS = 100;
+const REQUESTS = 1000;
+/** How long the host rests between the writes and the warm requests. */
+const REST_MS = 2000;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -193,24 +198,46 @@ async function baselineWrites(): Promise<Sample> {
   return { times, cpuPerEvent: (hostCpuNs(baselinePid) - cpuBefore) / 1000 / WRITES };
 }
 
-/** `REQUESTS` warm requests of `op` on the host, then as many same-size ones on the baseline. */
-async function requests(op: string, args: object): Promise<[number[], number[]]> {
+/**
+ * `REQUESTS` warm requests of `op` on the host and as many same-size ones on the baseline,
+ * one of each in turn, so that both meet the machine in the same state (one side's hundred
+ * after the other's had put the second on cores the first had kept awake).
+ */
+async function requests(op: string, args: object): Promise<Requests> {
   const hostTimes: number[] = [];
+  const plainTimes: number[] = [];
+  let pad = '';
+  let bytes = 0;
+  // Each process is idle while the other answers: its CPU over the loop is its own work.
+  const hostCpuBefore = hostCpuNs(pid);
+  const plainCpuBefore = hostCpuNs(baselinePid);
   for (let index = 0; index < REQUESTS; index++) {
     const started = performance.now();
     await writer.request(op, args);
     hostTimes.push(performance.now() - started);
-  }
-  const bytes = writer.receivedBytes;
-  const bare = JSON.stringify({ t: 'req', id: '1', op: 'echo', args: { bytes, pad: '' } });
-  const pad = 'x'.repeat(Math.max(0, writer.sentBytes - bare.length));
-  const plainTimes: number[] = [];
-  for (let index = 0; index < REQUESTS; index++) {
-    const started = performance.now();
+    if (index === 0) {
+      bytes = writer.receivedBytes;
+      const bare = JSON.stringify({ t: 'req', id: '1', op: 'echo', args: { bytes, pad: '' } });
+      pad = 'x'.repeat(Math.max(0, writer.sentBytes - bare.length));
+    }
+    const plainStarted = performance.now();
     await plainWriter.request('echo', { bytes, pad });
-    plainTimes.push(performance.now() - started);
+    plainTimes.push(performance.now() - plainStarted);
   }
-  return [hostTimes, plainTimes];
+  return {
+    hostTimes,
+    plainTimes,
+    hostCpu: (hostCpuNs(pid) - hostCpuBefore) / 1000 / REQUESTS,
+    plainCpu: (hostCpuNs(baselinePid) - plainCpuBefore) / 1000 / REQUESTS,
+  };
+}
+
+/** Warm requests of one kind: round trips (ms) and CPU per request (µs) of each side. */
+interface Requests {
+  hostTimes: number[];
+  plainTimes: number[];
+  hostCpu: number;
+  plainCpu: number;
 }
 
 const rows = {
@@ -222,6 +249,10 @@ const rows = {
   plainInfo: [] as number[][],
   hostList: [] as number[][],
   plainList: [] as number[][],
+  hostInfoCpu: [] as number[],
+  plainInfoCpu: [] as number[],
+  hostListCpu: [] as number[],
+  plainListCpu: [] as number[],
 };
 try {
   // Warm both sides up: the host's first commands compile its code paths.
@@ -236,12 +267,21 @@ try {
     rows.plainWrite.push(plainSample.times);
     rows.hostCpu.push(hostSample.cpuPerEvent);
     rows.plainCpu.push(plainSample.cpuPerEvent);
-    const [info, plainInfo] = await requests('host.info', {});
-    rows.hostInfo.push(info);
-    rows.plainInfo.push(plainInfo);
-    const [list, plainList] = await requests('runs.list', { limit: 1 });
-    rows.hostList.push(list);
-    rows.plainList.push(plainList);
+  }
+  // Warm requests on a host at rest: what the writes left behind (their runs' ends, the
+  // WAL checkpoint, the garbage) is done before the first, as between a user's taps.
+  await sleep(REST_MS);
+  for (let round = 0; round < ROUNDS; round++) {
+    const info = await requests('host.info', {});
+    rows.hostInfo.push(info.hostTimes);
+    rows.plainInfo.push(info.plainTimes);
+    rows.hostInfoCpu.push(info.hostCpu);
+    rows.plainInfoCpu.push(info.plainCpu);
+    const list = await requests('runs.list', { limit: 1 });
+    rows.hostList.push(list.hostTimes);
+    rows.plainList.push(list.plainTimes);
+    rows.hostListCpu.push(list.hostCpu);
+    rows.plainListCpu.push(list.plainCpu);
   }
   const p50 = (rounds: number[][]) => median(rounds.map((times) => median(times)));
   const p99 = (rounds: number[][]) => percentile(rounds.flat(), 99);
@@ -268,13 +308,14 @@ try {
       `${(hostP50 / plainP50).toFixed(2)}x`,
     );
   }
-  const [hostCpu, plainCpu] = [median(rows.hostCpu), median(rows.plainCpu)];
-  line(
-    'CPU per delivered event µs',
-    hostCpu.toFixed(0),
-    plainCpu.toFixed(0),
-    `${(hostCpu / plainCpu).toFixed(2)}x`,
-  );
+  for (const [label, hostCpus, plainCpus] of [
+    ['CPU per delivered event µs', rows.hostCpu, rows.plainCpu],
+    ['CPU per warm host.info µs', rows.hostInfoCpu, rows.plainInfoCpu],
+    ['CPU per warm runs.list {limit:1} µs', rows.hostListCpu, rows.plainListCpu],
+  ] as const) {
+    const [hostCpu, plainCpu] = [median(hostCpus), median(plainCpus)];
+    line(label, hostCpu.toFixed(0), plainCpu.toFixed(0), `${(hostCpu / plainCpu).toFixed(2)}x`);
+  }
   console.log(`frames: host.info answer ${writer.receivedBytes} B (last request's sizes)`);
 } finally {
   await writer.close();
