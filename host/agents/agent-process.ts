@@ -7,10 +7,9 @@
  * writes without end on one line costs the host no more than the kept characters, and
  * masked before it is cut, so a secret across the cut is never shown in part.
  */
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { closeSync, openSync } from 'node:fs';
+import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import type { AgentInfo } from '../../protocol/index.js';
-import type { PreparedSandbox, Sandbox } from '../sandbox/index.js';
+import { spawnWrapped, type PreparedSandbox, type Sandbox } from '../sandbox/index.js';
 import { isGroupGone, stopProcessGroup } from '../tools/index.js';
 import type { AgentSpec } from './types.js';
 
@@ -120,22 +119,12 @@ export class AgentProcess {
       prepared === null ? { file: spec.command, args: [...spec.args] } : prepared.wrap(argv, cwd);
     const env =
       prepared === null ? { ...spec.env } : { ...spec.env, TMPDIR: prepared.plan.tempDir };
-    let fd3: number | null = null;
     let child: ChildProcessWithoutNullStreams;
     try {
-      if (launch.fd3 !== undefined) fd3 = openSync(launch.fd3, 'r');
-      child = spawn(launch.file, launch.args, {
-        cwd,
-        env,
-        // Its own group (and session): one signal to -pgid reaches every descendant.
-        detached: true,
-        stdio: ['pipe', 'pipe', 'pipe', ...(fd3 === null ? [] : [fd3])],
-      }) as ChildProcessWithoutNullStreams;
+      child = spawnWrapped(launch, { cwd, env, stdin: 'pipe' }) as ChildProcessWithoutNullStreams;
     } catch (error) {
       prepared?.finish();
       throw error;
-    } finally {
-      if (fd3 !== null) closeSync(fd3);
     }
     const pgid = await new Promise<number>((resolve, reject) => {
       child.once('spawn', () => resolve(child.pid ?? 0));

@@ -6,4 +6,5 @@ export { Sandbox } from './command-sandbox.js';
 export type { PreparedSandbox, SecretSet } from './command-sandbox.js';
 export { detectSandbox } from './detect-sandbox.js';
 export { isInside } from './path-inside.js';
-export type { SandboxRequest, SandboxStatus } from './types.js';
+export { spawnWrapped } from './spawn-wrapped.js';
+export type { SandboxRequest, SandboxStatus, WrappedCommand } from './types.js';

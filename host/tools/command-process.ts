@@ -3,13 +3,12 @@
  * leader of its own process group (in the sandbox when there is one), supervised through
  * a timeout or a cancel, what it left running stopped, its output settled.
  */
-import { spawn } from 'node:child_process';
 import type { ChildProcessByStdio } from 'node:child_process';
-import { closeSync, constants, openSync } from 'node:fs';
+import { constants } from 'node:fs';
 import { open } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
-import type { PreparedSandbox, Sandbox } from '../sandbox/index.js';
+import { spawnWrapped, type PreparedSandbox, type Sandbox } from '../sandbox/index.js';
 import { describeCommand } from './command-report.js';
 import type { CommandOutcome } from './command-report.js';
 import { commandArgv } from './command-start.js';
@@ -155,22 +154,11 @@ async function spawnInGroup(
   env: Record<string, string>,
 ): Promise<{ child: CommandChild; pgid: number } | { error: unknown }> {
   let child: CommandChild;
-  let fd3: number | null = null;
   try {
-    if (launch.fd3 !== undefined) fd3 = openSync(launch.fd3, 'r');
-    child = spawn(launch.file, launch.args, {
-      cwd,
-      env,
-      // Its own group (and session): one signal to -pgid reaches every descendant.
-      detached: true,
-      stdio: ['ignore', 'pipe', 'pipe', ...(fd3 === null ? [] : [fd3])],
-    }) as CommandChild;
+    child = spawnWrapped(launch, { cwd, env, stdin: 'ignore' }) as CommandChild;
   } catch (error) {
-    if (fd3 !== null) closeSync(fd3);
     return { error };
   }
-  // The child has its own copy now.
-  if (fd3 !== null) closeSync(fd3);
   const pgid = child.pid;
   if (pgid === undefined) {
     return { error: await new Promise<Error>((resolve) => child.once('error', resolve)) };
