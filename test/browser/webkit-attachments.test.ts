@@ -1,9 +1,10 @@
 /**
  * Issue 28 in WebKit, Safari's engine (WebKitGTK's MiniBrowser through WebKitWebDriver):
  * a photo with its GPS location in Exif, chosen through New task's file input (set from a
- * script, which is what WebDriver can drive), reaches the scripted model as an image_url
- * part scaled to a long side of 2,048 px with no Exif left, and the run shows its
- * thumbnail read back from the host. One flow: WebKit is slow.
+ * script, which is what WebDriver can drive) and pasted into the task's text (a paste
+ * event holding the file, as a copied screenshot gives), reaches the scripted model twice
+ * as image_url parts scaled to a long side of 2,048 px with no Exif left, and the run
+ * shows its thumbnails read back from the host. One flow: WebKit is slow.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hasExif, jpegSize, withExifGps } from '../support/exif-jpeg.js';
@@ -29,7 +30,7 @@ afterAll(async () => opened?.close());
 
 describe('attachments in WebKit', () => {
   it(
-    'sends a chosen photo scaled and without its location, and shows its thumbnail',
+    'sends a chosen and a pasted photo scaled and without their location, and shows their thumbnails',
     async () => {
       phone = await webkit.newPage();
       await phone.goto(`${app.localhostOrigin}/v1/health`);
@@ -79,6 +80,32 @@ describe('attachments in WebKit', () => {
       );
       await phone.waitVisible(testId('attachment-item', { ready: 'true' }));
       expect(await phone.text(testId('attachment-item'))).toContain('scaled to 2048×1024');
+      // The same photo pasted into the task's text, as a screenshot copied on the phone.
+      await phone.evaluate(
+        `
+        const text = atob(arguments[1]);
+        const bytes = new Uint8Array(text.length);
+        for (let i = 0; i < text.length; i++) bytes[i] = text.charCodeAt(i);
+        const data = new DataTransfer();
+        data.items.add(new File([bytes], 'image.jpg', { type: 'image/jpeg' }));
+        document.querySelector(arguments[0]).dispatchEvent(
+          new ClipboardEvent('paste', { clipboardData: data, bubbles: true, cancelable: true }),
+        );
+        `,
+        testId('submit-text'),
+        photo.toString('base64'),
+      );
+      await phone.waitFor(
+        'both attachments ready',
+        'return document.querySelectorAll(arguments[0]).length === 2;',
+        testId('attachment-item', { ready: 'true' }),
+      );
+      expect(
+        await phone.evaluate(
+          `return document.querySelector(arguments[0]).value;`,
+          testId('submit-text'),
+        ),
+      ).toBe('What is in this photo?');
       await phone.click(testId('submit-button'));
       await phone.waitVisible(testId('run-screen', { state: 'succeeded' }));
 
@@ -92,12 +119,14 @@ describe('attachments in WebKit', () => {
       const urls = parts.flatMap((part) =>
         part.image_url === undefined ? [] : [part.image_url.url],
       );
-      expect(urls).toHaveLength(1);
-      expect(urls[0]!.startsWith('data:image/jpeg;base64,')).toBe(true);
-      const sent = Buffer.from(urls[0]!.slice('data:image/jpeg;base64,'.length), 'base64');
-      expect(hasExif(sent)).toBe(false);
-      expect(sent.includes(Buffer.from('Exif'))).toBe(false);
-      expect(jpegSize(sent)).toEqual({ width: 2048, height: 1024 });
+      expect(urls).toHaveLength(2);
+      for (const url of urls) {
+        expect(url.startsWith('data:image/jpeg;base64,')).toBe(true);
+        const sent = Buffer.from(url.slice('data:image/jpeg;base64,'.length), 'base64');
+        expect(hasExif(sent)).toBe(false);
+        expect(sent.includes(Buffer.from('Exif'))).toBe(false);
+        expect(jpegSize(sent)).toEqual({ width: 2048, height: 1024 });
+      }
 
       // The run's thumbnail: the bytes read back from the host, decoded by WebKit.
       await phone.waitFor(
