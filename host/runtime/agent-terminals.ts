@@ -18,9 +18,9 @@ import { notDone, REFUSED, type AgentFiles } from './agent-files.js';
 import type { AgentRunScope } from './agent-transcript.js';
 
 /** At most this many terminals of a run live at once (each one a running command). */
-export const TERMINALS_MAX = 8;
+const TERMINALS_MAX = 8;
 /** The most output one `terminal/output` answers with, whatever the agent's limit. */
-export const TERMINAL_OUTPUT_MAX_BYTES = 1024 * 1024;
+const TERMINAL_OUTPUT_MAX_BYTES = 1024 * 1024;
 
 interface Terminal {
   call: StoredToolCall;

@@ -7,4 +7,4 @@ export type { PreparedSandbox, SecretSet } from './command-sandbox.js';
 export { detectSandbox } from './detect-sandbox.js';
 export { isInside } from './path-inside.js';
 export { spawnWrapped } from './spawn-wrapped.js';
-export type { SandboxRequest, SandboxStatus, WrappedCommand } from './types.js';
+export type { SandboxRequest, SandboxStatus } from './types.js';

@@ -78,7 +78,7 @@ export class Channel {
     this.keepalive = new Keepalive(
       timers,
       keepalive,
-      () => this.send({ t: 'ping' }),
+      () => this.ping(),
       () => this.close(1000, 'no frame received for too long'),
     );
   }
@@ -93,7 +93,7 @@ export class Channel {
       frame: (frame) => this.frame(frame),
       end: (end) => this.ended(end),
     });
-    if (this.isOpen) this.send({ t: 'ping' });
+    if (this.isOpen) this.ping();
   }
 
   /** True until the socket ends. */
@@ -126,6 +126,15 @@ export class Channel {
    */
   close(code: number, reason = '', error?: TetherError): void {
     this.opened.socket.close(code, reason, error);
+  }
+
+  /** A ping; none on a socket already closing (its end comes with its close event). */
+  private ping(): void {
+    try {
+      this.send({ t: 'ping' });
+    } catch (error) {
+      if (!(error instanceof TetherError && error.code === 'unavailable')) throw error;
+    }
   }
 
   private send(message: object): void {

@@ -7,6 +7,9 @@ import { closeError } from './close-codes.js';
 import type { Timers } from './timers.js';
 import type { WebSocketFactory, WebSocketLike } from './websocket.js';
 
+/** `readyState` of an open socket. */
+const OPEN = 1;
+
 /** A received frame: text before a channel opens, binary after. */
 export type IncomingFrame = { binary: false; data: string } | { binary: true; data: Uint8Array };
 
@@ -78,6 +81,11 @@ export class FrameSocket {
 
   send(data: string | Uint8Array): void {
     if (this.ended !== undefined) throw this.ended.error;
+    // Closing, its close event not yet come (the host went away): a browser would drop the
+    // frame, saying so on the console; the caller hears the connection is gone instead.
+    if (this.socket.readyState !== OPEN) {
+      throw new TetherError('unavailable', 'the connection is closing');
+    }
     this.socket.send(data);
   }
 

@@ -10,3 +10,4 @@ export { HostStateStore } from './state-store.js';
 export { OUTPUT_TAIL_CHARS } from './live-reducer.js';
 export { Backoff } from './backoff.js';
 export type { EventSubscription } from './event-subscriptions.js';
+export { FrameSocket } from './frame-socket.js';
