@@ -179,7 +179,10 @@ describe.skipIf(!existsSync('/proc/self/stat'))('the sleep assertion', () => {
       vi.advanceTimersByTime(4_999);
       expect(said('keeping the machine awake')).toBe(1);
       expect(said('sleep allowed again')).toBe(0);
-      expect(isAlive(pid)).toBe(true);
+      expect(
+        isAlive(pid),
+        `the assertion's process ended early; logged:\n${logged.join('\n')}`,
+      ).toBe(true);
       vi.advanceTimersByTime(1);
       expect(said('sleep allowed again')).toBe(1);
       vi.useRealTimers();
@@ -208,6 +211,7 @@ describe.skipIf(!existsSync('/proc/self/stat'))('the sleep assertion', () => {
       runStateChanges++;
     };
     let commit = (): void => undefined;
+    const logged: string[] = [];
     const handle = keepAwake({
       runtime: {
         onCommit: (listener) => {
@@ -221,7 +225,7 @@ describe.skipIf(!existsSync('/proc/self/stat'))('the sleep assertion', () => {
       },
       policy: 2,
       platform: 'linux',
-      log: silent(),
+      log: createLogger({ level: 'info', sink: { write: (line) => logged.push(line) } }),
       now: () => now,
       releaseAfterMs: 0,
     });
@@ -238,7 +242,10 @@ describe.skipIf(!existsSync('/proc/self/stat'))('the sleep assertion', () => {
       await new Promise((resolve) => setImmediate(resolve));
       now += 1.5 * 3_600_000;
       handle.check();
-      expect(isAlive(pid)).toBe(true);
+      expect(
+        isAlive(pid),
+        `the assertion's process ended early; logged:\n${logged.join('\n')}`,
+      ).toBe(true);
       now += 3_600_000;
       handle.check();
       await until(

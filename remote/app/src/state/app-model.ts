@@ -63,7 +63,9 @@ export class AppModel {
   async start(): Promise<void> {
     const hosts = await this.client.pairedHosts();
     await Promise.all(hosts.map((host) => this.addHost(host)));
-    this.current = { ...this.current, loaded: true };
+    // The view holds every paired host once start resolves (a change lands only at the
+    // next frame): what runs next reads it, as the kept tasks' check of their hosts does.
+    this.current = { ...this.buildView(), loaded: true };
     this.changed();
   }
 
