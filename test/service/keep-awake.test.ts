@@ -37,9 +37,10 @@ function isAlive(pid: number): boolean {
 function assertions(dir: string): { pid: number; args: string }[] {
   const file = join(dir, 'inhibit');
   if (!existsSync(file)) return [];
+  // Whole lines only: a read can meet a line the fake is still writing.
   return readFileSync(file, 'utf8')
-    .trim()
     .split('\n')
+    .slice(0, -1)
     .map((line) => {
       const [pid, ...args] = line.split(' ');
       return { pid: Number(pid), args: args.join(' ') };

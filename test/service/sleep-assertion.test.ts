@@ -52,11 +52,12 @@ function fakes(root: string) {
     writeFileSync(join(bin, name), script);
     chmodSync(join(bin, name), 0o755);
   }
+  // Whole lines only: a read can meet a line the fake is still writing ("87" of "8755 …").
   const lines = (name: string) =>
     existsSync(join(state, name))
       ? readFileSync(join(state, name), 'utf8')
-          .trim()
           .split('\n')
+          .slice(0, -1)
           .map((line) => line.split(' '))
       : [];
   return { bin, state, lines };
