@@ -84,6 +84,7 @@ export {
   ToolCall,
 } from './records.js';
 export { sandboxScopeLine } from './sandbox-scope.js';
+export { commandLine } from './command-line.js';
 export {
   ChangedFile,
   CHANGES_ANSWER_BYTES,

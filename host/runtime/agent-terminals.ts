@@ -6,12 +6,12 @@
  * or with the refusal; output, exit, kill and release then act on that call.
  */
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
-import { join } from 'node:path';
 import type {
   CreateTerminalRequest,
   TerminalExitStatus,
   TerminalOutputResponse,
 } from '@agentclientprotocol/sdk';
+import { commandLine } from '../../protocol/index.js';
 import { requestError } from '../agents/index.js';
 import type { StoredToolCall } from '../store/index.js';
 import { notDone, REFUSED, type AgentFiles } from './agent-files.js';
@@ -52,24 +52,34 @@ export class AgentTerminals {
       );
     }
     const stop = new AbortController();
-    let started: (call: StoredToolCall) => void = () => undefined;
-    const running = new Promise<StoredToolCall>((resolve) => (started = resolve));
-    const done = this.files.decideAndRun('run_command', terminalInput(params, this.scope), signal, {
-      stop: stop.signal,
-      onStarted: (call) => started(call),
-    });
-    const first = await Promise.race([running, done.then(() => null)]);
-    // Ended without running: refused, denied, cancelled, or it could not start.
-    const call = first ?? (await done);
-    if (first === null && !ran(call)) throw await requestError(REFUSED, notDone(call));
     const limit = params.outputByteLimit ?? TERMINAL_OUTPUT_MAX_BYTES;
-    this.terminals.set(call.id, {
-      call,
-      stop,
-      // Recorded ended by its own step; a store that fails under it leaves it as it was.
-      done: done.catch(() => call),
-      outputLimit: Math.max(0, Math.min(limit, TERMINAL_OUTPUT_MAX_BYTES)),
-    });
+    const outputLimit = Math.max(0, Math.min(limit, TERMINAL_OUTPUT_MAX_BYTES));
+    let started: ((id: string) => void) | undefined;
+    const running = new Promise<string>((resolve) => (started = resolve));
+    const done: Promise<StoredToolCall> = this.files.decideAndRun(
+      'run_command',
+      terminalInput(params, this.scope),
+      signal,
+      {
+        stop: stop.signal,
+        // Kept from the moment it runs, so the run's end stops it whatever comes between.
+        onStarted: (call) => {
+          this.terminals.set(call.id, {
+            call,
+            stop,
+            // Recorded ended by its own step; a store failing under it leaves it as it was.
+            done: done.catch(() => call),
+            outputLimit,
+          });
+          started?.(call.id);
+        },
+      },
+    );
+    const first = await Promise.race([running, done.then(() => null)]);
+    if (first !== null) return { terminalId: first };
+    // Ended without running: refused, denied, cancelled, or it could not start.
+    const call = await done;
+    if (!this.terminals.has(call.id)) throw await requestError(REFUSED, notDone(call));
     return { terminalId: call.id };
   }
 
@@ -78,7 +88,7 @@ export class AgentTerminals {
     const terminal = await this.terminal(terminalId);
     const ended = this.ended(terminal);
     const { text, truncated } = tailOf(
-      join(this.scope.deps.store.outputsDir, `${terminal.call.id}.out`),
+      this.scope.deps.store.outputPath(terminal.call.id),
       terminal.outputLimit,
     );
     const cut = ended !== null && (ended.result as { truncated?: boolean } | null)?.truncated;
@@ -144,24 +154,14 @@ function terminalInput(
   params: CreateTerminalRequest,
   scope: AgentRunScope,
 ): { command: string; cwd?: string } {
-  const assignments = (params.env ?? []).map(({ name, value }) => shellWord(`${name}=${value}`));
-  const words = [params.command, ...(params.args ?? [])];
+  const assignments = (params.env ?? []).map(({ name, value }) => `${name}=${value}`);
+  const args = params.args ?? [];
   // A command without arguments is a command line, as agents send `npm test`.
-  const line = words.length === 1 ? params.command : words.map(shellWord).join(' ');
-  const command = assignments.length === 0 ? line : `env ${assignments.join(' ')} ${line}`;
+  const line = args.length === 0 ? params.command : commandLine([params.command, ...args]);
+  const command =
+    assignments.length === 0 ? line : `${commandLine(['env', ...assignments])} ${line}`;
   const cwd = params.cwd ?? undefined;
   return cwd === undefined || cwd === scope.workspace ? { command } : { command, cwd };
-}
-
-/** `word` as one word of a shell command line. */
-function shellWord(word: string): string {
-  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
-}
-
-/** True when the call's command ran (its exit or its stop is recorded). */
-function ran(call: StoredToolCall): boolean {
-  const result = call.result as { exitCode?: unknown; signal?: unknown } | null;
-  return result !== null && (result.exitCode !== undefined || result.signal !== undefined);
 }
 
 function exitStatus(call: StoredToolCall): TerminalExitStatus {

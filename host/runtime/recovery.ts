@@ -7,7 +7,6 @@
  */
 import { createHash } from 'node:crypto';
 import { closeSync, existsSync, openSync, readSync } from 'node:fs';
-import { join } from 'node:path';
 import type { OutputFile, Store, StoredRun, WriteContext } from '../store/index.js';
 import {
   cancelPendingApprovals,
@@ -22,7 +21,7 @@ import {
  * known any more; it says `truncated: false`.
  */
 function leftOutput(store: Store, toolCallId: string): OutputFile | null {
-  const path = join(store.outputsDir, `${toolCallId}.out`);
+  const path = store.outputPath(toolCallId);
   if (!existsSync(path)) return null;
   const hash = createHash('sha256');
   const buffer = Buffer.alloc(1024 * 1024);

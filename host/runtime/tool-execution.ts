@@ -95,7 +95,7 @@ export async function executeToolCall(
   faultPoint('tool-running');
   ctx.onStarted?.(running);
 
-  const outputPath = join(store.outputsDir, `${ready.id}.out`);
+  const outputPath = store.outputPath(ready.id);
   const approved = approvedContext(approval);
   let result: ToolResult;
   try {

@@ -251,6 +251,11 @@ export class Store {
     return this.secrets === null ? text : this.secrets.text(text);
   }
 
+  /** Where a tool call's output file is: the command's streamed output, or its result. */
+  outputPath(toolCallId: string): string {
+    return join(this.outputsDir, `${toolCallId}.out`);
+  }
+
   /**
    * Writes a file that a row will name (a tool's output, an artifact), durably. Refused
    * like a commit while commits fail; a disk error (ENOSPC, EIO…) makes them fail.

@@ -28,7 +28,7 @@ export { cutText, hiddenCount, visibleParts, visibleText } from './visible-text.
 export { approvalView, inputText, type SandboxView } from './approval-view.js';
 export { costText, usageText } from './usage-text.js';
 export { allowedByText } from './allowed-by-text.js';
-export { commandLine } from './command-line.js';
+export { commandLine } from '../../protocol/index.js';
 export { failureText } from './failure-text.js';
 export {
   type HeldWorktree,

@@ -1,6 +1,6 @@
 /**
- * An allow rule's words (`["wc","-l","README.md"]`) as the command line a person would type
- * to run them: each word as is where a POSIX shell would read it back unchanged, else in
+ * Words (an allow rule's `["wc","-l","README.md"]`, an agent's terminal program and its
+ * arguments) as the command line a person would type to run them: each word as is where a POSIX shell would read it back unchanged, else in
  * single quotes (`'My Notes.md'`, `'it'\''s'`, `''`). A path stays a path (`/`, `.`, `~`
  * after the first character, `-`, `=`, `:` and `,` need no quotes); a word starting with
  * `~` or `=` is quoted, since a shell (zsh for `=`) would expand it. Hidden characters are left for the view to
