@@ -23,6 +23,9 @@ import { runReadyCall, settleProposedCall, type ToolStepContext } from './tool-s
 export const REFUSED = -32603;
 
 export class AgentFiles {
+  /** The calls asked for and not yet ended, files' and terminals' alike. */
+  private readonly inFlight = new Set<Promise<StoredToolCall>>();
+
   constructor(
     private readonly scope: AgentRunScope,
     private readonly transcript: AgentTranscript,
@@ -75,11 +78,29 @@ export class AgentFiles {
    * `signal` ends the wait for an answer; `run` changes how it runs: a signal that stops
    * it (with the run's), and who is told once it is running.
    */
-  async decideAndRun(
+  decideAndRun(
     name: string,
     input: unknown,
     signal: AbortSignal,
     run: { stop?: AbortSignal; onStarted?: (call: StoredToolCall) => void } = {},
+  ): Promise<StoredToolCall> {
+    const call = this.decideAndRunNow(name, input, signal, run);
+    this.inFlight.add(call);
+    const forget = () => this.inFlight.delete(call);
+    call.then(forget, forget);
+    return call;
+  }
+
+  /** Resolves once every call the agent asked for has ended (the run's end waits on it). */
+  async settle(): Promise<void> {
+    await Promise.allSettled([...this.inFlight]);
+  }
+
+  private async decideAndRunNow(
+    name: string,
+    input: unknown,
+    signal: AbortSignal,
+    run: { stop?: AbortSignal; onStarted?: (call: StoredToolCall) => void },
   ): Promise<StoredToolCall> {
     const { store, tools } = this.scope.deps;
     if (this.scope.stopping()) throw await requestError(REFUSED, 'the run is stopping');

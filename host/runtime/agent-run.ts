@@ -66,6 +66,10 @@ export class AgentRunExecutor extends RunFrame {
   private sessionId: string | null = null;
   /** Updates while a session loads are the agent replaying its history: not this run's. */
   private loading = false;
+  /** Aborted once the agent's turn is over, however it ended. */
+  private readonly turnOver = new AbortController();
+  /** What the agent asked for stops with the run, and with its turn. */
+  private readonly requestsSignal = AbortSignal.any([this.controller.signal, this.turnOver.signal]);
   /** The logins the agent offers, named when it says it has none. */
   private logins: AuthMethodOffered[] = [];
   private workspace = '';
@@ -79,11 +83,14 @@ export class AgentRunExecutor extends RunFrame {
     } catch (error) {
       outcome = { failure: { code: 'internal', message: errorMessage(error) }, crashed: false };
     } finally {
+      // The turn is over: nothing the agent asked for goes on (a command it started and
+      // did not wait for is stopped, a call not yet decided is cancelled), and the run
+      // ends only once each is recorded ended, before its worktree is committed.
+      this.turnOver.abort();
       this.parts?.approvals.close();
       this.session?.close();
     }
-    // Its terminals' commands stopped, and recorded ended, before the run's end.
-    await this.parts?.terminals.closeAll();
+    await this.parts?.files.settle();
     await this.agent?.end(outcome.failure === null ? null : outcome.failure.message);
     if (this.persistenceLost()) return;
     const committed = await this.commitWorktree();
@@ -174,8 +181,8 @@ export class AgentRunExecutor extends RunFrame {
       runId: this.runId,
       agentName,
       workspace: this.workspace,
-      signal: this.controller.signal,
-      stopping: () => this.stopReason !== null,
+      signal: this.requestsSignal,
+      stopping: () => this.stopReason !== null || this.turnOver.signal.aborted,
       run: () => this.run(),
       guarded: (write) => this.guarded(write),
       refuse: (why) =>
@@ -345,7 +352,7 @@ export class AgentRunExecutor extends RunFrame {
           ? null
           : { gitReadOnly: [worktree.commonDir], repository: worktree.repository },
       readOnly: this.readOnly,
-      signal: this.controller.signal,
+      signal: this.requestsSignal,
     };
   }
 

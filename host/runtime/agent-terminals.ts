@@ -2,8 +2,9 @@
  * An ACP agent's terminals (`terminal/*`) as calls of Tether's own `run_command` in its
  * run: each `terminal/create` is one run_command call, decided by the host's policy with
  * its card and run in the command sandbox (its folder, no network unless approved), as
- * the built-in loop's commands are. `terminal/create` answers once the command started,
- * or with the refusal; output, exit, kill and release then act on that call.
+ * the built-in loop's commands are. `terminal/create` answers once the command's process
+ * runs, or with the refusal; output, exit, kill and release then act on that call. The
+ * run's end stops every one (agent-run.ts: the turn's signal, then `AgentFiles.settle`).
  */
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import type {
@@ -19,6 +20,11 @@ import type { AgentRunScope } from './agent-transcript.js';
 
 /** At most this many terminals of a run live at once (each one a running command). */
 const TERMINALS_MAX = 8;
+/**
+ * A variable's name as a shell reads one: anything else put before `=` in `env`'s words
+ * could be read as one of its options (`--split-string=…` runs another program).
+ */
+const VARIABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 /** The most output one `terminal/output` answers with, whatever the agent's limit. */
 const TERMINAL_OUTPUT_MAX_BYTES = 1024 * 1024;
 
@@ -34,6 +40,8 @@ interface Terminal {
 
 export class AgentTerminals {
   private readonly terminals = new Map<string, Terminal>();
+  /** Creates not yet answered: they count against the bound from the moment they come. */
+  private starting = 0;
 
   constructor(
     private readonly scope: AgentRunScope,
@@ -45,12 +53,28 @@ export class AgentTerminals {
     params: CreateTerminalRequest,
     signal: AbortSignal,
   ): Promise<{ terminalId: string }> {
-    if (this.terminals.size >= TERMINALS_MAX) {
+    const badName = (params.env ?? []).find(({ name }) => !VARIABLE_NAME.test(name))?.name;
+    if (badName !== undefined) {
+      throw await requestError(REFUSED, `${JSON.stringify(badName)} is not a variable name`);
+    }
+    if (this.terminals.size + this.starting >= TERMINALS_MAX) {
       throw await requestError(
         REFUSED,
         `the run already has ${TERMINALS_MAX} terminals: release one first`,
       );
     }
+    this.starting += 1;
+    try {
+      return await this.start(params, signal);
+    } finally {
+      this.starting -= 1;
+    }
+  }
+
+  private async start(
+    params: CreateTerminalRequest,
+    signal: AbortSignal,
+  ): Promise<{ terminalId: string }> {
     const stop = new AbortController();
     const limit = params.outputByteLimit ?? TERMINAL_OUTPUT_MAX_BYTES;
     const outputLimit = Math.max(0, Math.min(limit, TERMINAL_OUTPUT_MAX_BYTES));
@@ -62,7 +86,7 @@ export class AgentTerminals {
       signal,
       {
         stop: stop.signal,
-        // Kept from the moment it runs, so the run's end stops it whatever comes between.
+        // Kept from the moment its process runs.
         onStarted: (call) => {
           this.terminals.set(call.id, {
             call,
@@ -121,13 +145,6 @@ export class AgentTerminals {
   async release(terminalId: string): Promise<void> {
     await this.kill(terminalId);
     this.terminals.delete(terminalId);
-  }
-
-  /** Stops every command still running, and waits until each call is recorded ended. */
-  async closeAll(): Promise<void> {
-    for (const terminal of this.terminals.values()) terminal.stop.abort();
-    await Promise.all([...this.terminals.values()].map((terminal) => terminal.done));
-    this.terminals.clear();
   }
 
   private async terminal(terminalId: string): Promise<Terminal> {

@@ -27,9 +27,12 @@ export interface AgentRunScope {
   readonly agentName: string;
   /** Real path of the run's workspace (or its worktree). */
   readonly workspace: string;
-  /** The run's stop: aborted when it is cancelled, out of time or cannot commit. */
+  /**
+   * The stop of what the agent asked for: aborted when the run is cancelled, out of time or
+   * cannot commit, and when the agent's turn is over.
+   */
   readonly signal: AbortSignal;
-  /** True once the run is stopping, for any reason. */
+  /** True once the run is stopping, for any reason, or the agent's turn is over. */
   stopping(): boolean;
   run(): StoredRun;
   /** A store write that fails stops the run where it stands: null then. */

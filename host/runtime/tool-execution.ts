@@ -25,7 +25,7 @@ export interface ToolExecutionContext {
   readOnly: readonly string[];
   limits: RuntimeLimits;
   signal: AbortSignal;
-  /** Told once a call is recorded running, before its tool starts (an agent's terminal). */
+  /** Told once a call's process runs, its group recorded (an agent's terminal). */
   onStarted?: (call: StoredToolCall) => void;
 }
 
@@ -93,7 +93,6 @@ export async function executeToolCall(
     return moved;
   });
   faultPoint('tool-running');
-  ctx.onStarted?.(running);
 
   const outputPath = store.outputPath(ready.id);
   const approved = approvedContext(approval);
@@ -113,6 +112,7 @@ export async function executeToolCall(
       onProcessGroup: (pgid) => {
         store.write(() => store.tools.updateToolCall(ready.id, { processGroup: pgid }));
         faultPoint('tool-spawned');
+        ctx.onStarted?.(running);
       },
     });
   } catch (error) {

@@ -661,8 +661,9 @@ describe('an ACP agent and a host killed while its permission request waits', ()
 
 describe.runIf(process.platform === 'linux')('an ACP agent in its own worktree', () => {
   let host: FaultHost;
+  let log: () => LogEntry[];
   beforeAll(async () => {
-    ({ host } = await agentHost());
+    ({ host, log } = await agentHost());
   });
   afterAll(async () => {
     await host.host.stop();
@@ -686,5 +687,43 @@ describe.runIf(process.platform === 'linux')('an ACP agent in its own worktree',
     expect(said).toContain('git folder write failed');
     expect(existsSync(join(repository, '.git', 'planted'))).toBe(false);
     expect(runRow(host, runId).state).toBe('succeeded');
+  });
+
+  it("a terminal the agent did not wait for is stopped with its turn, before the worktree's commit, and recorded so", async () => {
+    const runId = await submit(host, 'script:terminal-orphan', { isolation: 'worktree' });
+    await ended(host, runId);
+    const worktree = host.query(
+      (db) => db.prepare('SELECT path FROM worktrees').pluck().get() as string,
+    );
+    const [call] = calls(host, runId);
+    expect(call).toMatchObject({ name: 'run_command', state: 'cancelled' });
+    const group = host.query(
+      (db) =>
+        db.prepare('SELECT process_group FROM tool_calls WHERE id = ?').pluck().get(call!.id) as
+          number | null,
+    );
+    // Its processes are killed: a zombie may wait a moment for its reaper.
+    if (group !== null) {
+      await until('its group gone', () => (groupAlive(group) ? undefined : true));
+    }
+    // Past the second its command waited: it never wrote.
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    expect(existsSync(join(worktree, 'late.txt'))).toBe(false);
+    expect(runRow(host, runId).state).toBe('succeeded');
+  });
+
+  it('at most eight terminals live at once, counted as they come; an env name that is not a variable is refused', async () => {
+    const runId = await submit(host, 'script:terminal-flood', { isolation: 'worktree' });
+    await ended(host, runId);
+    const entry = log().find((candidate) => candidate.method === 'terminal-flood') as
+      { answers: string[]; option: string } | undefined;
+    expect(entry?.answers.filter((answer) => answer === 'created')).toHaveLength(8);
+    expect(entry?.answers.filter((answer) => answer !== 'created')).toEqual(
+      Array.from({ length: 12 }, () => 'the run already has 8 terminals: release one first'),
+    );
+    expect(entry?.option).toBe('"--split-string" is not a variable name');
+    expect(calls(host, runId).map((call) => call.state)).toEqual(
+      Array.from({ length: 8 }, () => 'cancelled'),
+    );
   });
 });

@@ -24,6 +24,9 @@
  * - `terminal`: through the host's terminals (run_command calls, each asked on a card):
  *   one that exits 3, its exit and output; one that runs until killed, its output's end
  *   within 2 bytes; one the user denies; each result logged;
+ * - `terminal-orphan`: starts a terminal and ends its turn without waiting for it;
+ * - `terminal-flood`: twenty terminals at once, none released, then one whose variable's
+ *   name is an option of env's; logs what each create answered;
  * - `login`: a line on stderr, then answers the prompt with ACP's "Authentication
  *   required" error, as an adapter without credentials does.
  * After a bound is passed, the scripts go on sending until the host cancels them.
@@ -171,6 +174,46 @@ const scripts = {
       log({ method: 'terminal-denied', error: error.message });
     }
     await say(client, sessionId, 'Terminals done.');
+    return 'end_turn';
+  },
+
+  async 'terminal-orphan'(client, sessionId) {
+    // Started and not waited for: the turn ends at once, as an agent that forgets it.
+    client
+      .request(acp.methods.client.terminal.create, {
+        sessionId,
+        command: 'sh',
+        args: ['-c', 'sleep 1; echo late > late.txt; sleep 30'],
+      })
+      .then(
+        (created) => log({ method: 'terminal-orphan', created }),
+        (error) => log({ method: 'terminal-orphan', error: error.message }),
+      );
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    return 'end_turn';
+  },
+
+  async 'terminal-flood'(client, sessionId) {
+    // Twenty at once, none released, and a name that is an option of env's.
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, () =>
+        client.request(acp.methods.client.terminal.create, { sessionId, command: 'sleep 30' }).then(
+          () => 'created',
+          (error) => error.message,
+        ),
+      ),
+    );
+    const option = await client
+      .request(acp.methods.client.terminal.create, {
+        sessionId,
+        command: 'true',
+        env: [{ name: '--split-string', value: 'touch split.txt' }],
+      })
+      .then(
+        () => 'created',
+        (error) => error.message,
+      );
+    log({ method: 'terminal-flood', answers, option });
     return 'end_turn';
   },
 
