@@ -11,6 +11,7 @@ import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { z } from 'zod';
+import { errorMessage } from '../../../protocol/index.js';
 import { tempDir } from '../../support/temp-dir.js';
 import { until } from '../../support/wait.js';
 import { SCREENSHOTS_DIR } from './chromium.js';
@@ -344,13 +345,30 @@ export class WebKitPage {
 
   /** Waits until an element matching `css` is shown (has a box and is not hidden). */
   async waitVisible(css: string): Promise<void> {
-    await this.waitFor(
-      `${css} to be visible`,
-      `const element = document.querySelector(arguments[0]);
-       if (element === null) return false;
-       const box = element.getBoundingClientRect();
-       return box.width > 0 && box.height > 0 && getComputedStyle(element).visibility !== 'hidden';`,
-      css,
+    try {
+      await this.waitFor(
+        `${css} to be visible`,
+        `const element = document.querySelector(arguments[0]);
+         if (element === null) return false;
+         const box = element.getBoundingClientRect();
+         return box.width > 0 && box.height > 0 && getComputedStyle(element).visibility !== 'hidden';`,
+        css,
+      );
+    } catch (error) {
+      // What the page showed instead: a CI run leaves nothing else to read.
+      const shown = await this.shown().catch((cause: unknown) => `(unreadable: ${String(cause)})`);
+      throw new Error(`${errorMessage(error)}; the page showed ${shown}`, { cause: error });
+    }
+  }
+
+  /** The page's address, its test ids and the start of its text: what a failure reports. */
+  private async shown(): Promise<string> {
+    return z.string().parse(
+      await this.evaluate(
+        `const ids = [...document.querySelectorAll('[data-testid]')].map((element) => element.dataset.testid);
+         const text = (document.body?.innerText ?? '').replace(/\\s+/g, ' ').slice(0, 400);
+         return location.href + ' ids [' + ids.join(' ') + '] text "' + text + '"';`,
+      ),
     );
   }
 
