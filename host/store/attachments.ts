@@ -17,7 +17,7 @@ import {
 } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Statement } from 'better-sqlite3';
-import { cachedPrepare, type Db } from './database.js';
+import { BOUND_LIMIT, cachedPrepare, type Db } from './database.js';
 
 export interface StoredAttachment {
   id: string;
@@ -261,7 +261,7 @@ export class Attachments {
     const rows = this.prepare(
       `SELECT id FROM attachments WHERE COALESCE(last_chunk_at, created_at) < ?
          AND NOT EXISTS (SELECT 1 FROM run_attachments WHERE attachment_id = attachments.id)
-         ORDER BY COALESCE(last_chunk_at, created_at) LIMIT ?`,
+         ORDER BY COALESCE(last_chunk_at, created_at) ${BOUND_LIMIT}`,
     ).all(before, limit) as { id: string }[];
     return rows.map((row) => row.id);
   }

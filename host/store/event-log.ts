@@ -10,7 +10,7 @@ import {
   quickSafeParse,
 } from '../../protocol/index.js';
 import type { Redactor } from '../log/index.js';
-import { cachedPrepare, type Db } from './database.js';
+import { BOUND_LIMIT, cachedPrepare, type Db } from './database.js';
 import { maskedJson } from './masked-json.js';
 
 /**
@@ -124,18 +124,18 @@ export class EventLog {
     let rows: EventRow[];
     if ('runId' in scope) {
       rows = this.prepare(
-        `SELECT ${COLUMNS} FROM events WHERE run_id = ? AND seq > ? ORDER BY seq LIMIT ?`,
+        `SELECT ${COLUMNS} FROM events WHERE run_id = ? AND seq > ? ORDER BY seq ${BOUND_LIMIT}`,
       )
         .raw()
         .all(scope.runId, afterSeq, limit) as EventRow[];
     } else if ('sessionId' in scope) {
       rows = this.prepare(
-        `SELECT ${COLUMNS} FROM events WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?`,
+        `SELECT ${COLUMNS} FROM events WHERE session_id = ? AND seq > ? ORDER BY seq ${BOUND_LIMIT}`,
       )
         .raw()
         .all(scope.sessionId, afterSeq, limit) as EventRow[];
     } else {
-      rows = this.prepare(`SELECT ${COLUMNS} FROM events WHERE seq > ? ORDER BY seq LIMIT ?`)
+      rows = this.prepare(`SELECT ${COLUMNS} FROM events WHERE seq > ? ORDER BY seq ${BOUND_LIMIT}`)
         .raw()
         .all(afterSeq, limit) as EventRow[];
     }

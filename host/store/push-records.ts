@@ -5,7 +5,7 @@
 import type { Statement } from 'better-sqlite3';
 import { z } from 'zod';
 import { PushKind, type DevicePush } from '../../protocol/index.js';
-import { cachedPrepare, type Db } from './database.js';
+import { BOUND_LIMIT, cachedPrepare, type Db } from './database.js';
 import { readJsonColumn } from './json-column.js';
 
 /** A device's subscription as stored: the keys are not secret from the host, never logged. */
@@ -288,7 +288,7 @@ export class PushRecords {
   due(now: number, limit: number): StoredPushDelivery[] {
     const rows = this.prepare(
       `SELECT * FROM push_deliveries WHERE state = 'pending' AND next_attempt_at <= ?
-         ORDER BY next_attempt_at, id LIMIT ?`,
+         ORDER BY next_attempt_at, id ${BOUND_LIMIT}`,
     ).all(now, limit) as DeliveryRow[];
     return rows.map(toDelivery);
   }

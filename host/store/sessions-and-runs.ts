@@ -4,7 +4,7 @@
 import type { RunState, Session } from '../../protocol/index.js';
 import type { Redactor } from '../log/index.js';
 import type { Statement } from 'better-sqlite3';
-import { cachedPrepare, type Db } from './database.js';
+import { BOUND_LIMIT, cachedPrepare, type Db } from './database.js';
 import { maskedJson } from './masked-json.js';
 import {
   SESSION_SELECT,
@@ -64,10 +64,10 @@ export class SessionsAndRuns {
       before
         ? this.prepare(
             `${SESSION_SELECT} WHERE (sessions.created_at, sessions.id) < (?, ?)
-               ORDER BY sessions.created_at DESC, sessions.id DESC LIMIT ?`,
+               ORDER BY sessions.created_at DESC, sessions.id DESC ${BOUND_LIMIT}`,
           ).all(before.createdAt, before.id, limit)
         : this.prepare(
-            `${SESSION_SELECT} ORDER BY sessions.created_at DESC, sessions.id DESC LIMIT ?`,
+            `${SESSION_SELECT} ORDER BY sessions.created_at DESC, sessions.id DESC ${BOUND_LIMIT}`,
           ).all(limit)
     ) as SessionRow[];
     return rows.map(toSession);
@@ -184,7 +184,7 @@ export class SessionsAndRuns {
     }
     const direction = filter.order === 'oldest' ? 'ASC' : 'DESC';
     const sql = `SELECT * FROM runs ${where.length > 0 ? 'WHERE ' + where.join(' AND ') : ''}
-      ORDER BY created_at ${direction}, rowid ${direction} LIMIT ?`;
+      ORDER BY created_at ${direction}, rowid ${direction} ${BOUND_LIMIT}`;
     return (this.prepare(sql).all(...params, filter.limit) as RunRow[]).map(toRun);
   }
 
@@ -193,12 +193,12 @@ export class SessionsAndRuns {
     const rows = (
       afterRunId === null
         ? this.prepare(
-            'SELECT * FROM runs WHERE session_id = ? ORDER BY created_at DESC, rowid DESC LIMIT ?',
+            `SELECT * FROM runs WHERE session_id = ? ORDER BY created_at DESC, rowid DESC ${BOUND_LIMIT}`,
           ).all(sessionId, limit)
         : this.prepare(
             `SELECT r.* FROM runs r, runs after WHERE after.id = ? AND r.session_id = ?
                  AND (r.created_at, r.rowid) > (after.created_at, after.rowid)
-               ORDER BY r.created_at DESC, r.rowid DESC LIMIT ?`,
+               ORDER BY r.created_at DESC, r.rowid DESC ${BOUND_LIMIT}`,
           ).all(afterRunId, sessionId, limit)
     ) as RunRow[];
     return rows.map(toRun);
