@@ -15,7 +15,9 @@
  * core, so the figures are the host's. CPU is the whole process (all threads,
  * /proc/<pid>/task/∗/schedstat), per delivered event and per warm request: the host's and
  * the baseline's.
- * Rounds alternate host and baseline; figures are medians of the rounds' medians (p50) and
+ * The writes are measured twice: with the scheduler free (as the issue's anchor was taken),
+ * then with both servers on one core and the devices on another (bench/cpu-pinning.ts),
+ * as are the warm requests. Rounds alternate host and baseline; figures are medians of the rounds' medians (p50) and
  * the p99 of every sample. Linux only.
  *
  *   npm run bench:delivery
@@ -28,6 +30,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import WebSocket from 'ws';
 import { commandId, LeanChannel, pairDevice } from './lean-channel.js';
+import { pinClientAndServers } from './cpu-pinning.js';
 import { hostCpuNs, startHostProcess } from './host-process.js';
 
 const ROUNDS = Number(process.env['BENCH_ROUNDS'] ?? 9);
@@ -240,11 +243,26 @@ interface Requests {
   plainCpu: number;
 }
 
+/** Write rounds, host and baseline in turn: each side's times and CPU per event. */
+async function writeRounds() {
+  const rounds = {
+    hostTimes: [] as number[][],
+    plainTimes: [] as number[][],
+    hostCpu: [] as number[],
+    plainCpu: [] as number[],
+  };
+  for (let round = 0; round < ROUNDS; round++) {
+    const hostSample = await hostWrites();
+    const plainSample = await baselineWrites();
+    rounds.hostTimes.push(hostSample.times);
+    rounds.plainTimes.push(plainSample.times);
+    rounds.hostCpu.push(hostSample.cpuPerEvent);
+    rounds.plainCpu.push(plainSample.cpuPerEvent);
+  }
+  return rounds;
+}
+
 const rows = {
-  hostWrite: [] as number[][],
-  plainWrite: [] as number[][],
-  hostCpu: [] as number[],
-  plainCpu: [] as number[],
   hostInfo: [] as number[][],
   plainInfo: [] as number[][],
   hostList: [] as number[][],
@@ -260,14 +278,11 @@ try {
   await baselineWrites();
   await requests('host.info', {});
   await requests('runs.list', { limit: 1 });
-  for (let round = 0; round < ROUNDS; round++) {
-    const hostSample = await hostWrites();
-    const plainSample = await baselineWrites();
-    rows.hostWrite.push(hostSample.times);
-    rows.plainWrite.push(plainSample.times);
-    rows.hostCpu.push(hostSample.cpuPerEvent);
-    rows.plainCpu.push(plainSample.cpuPerEvent);
-  }
+  // First with the scheduler free, as the issue's anchor (HAPI's CPU per event) was taken.
+  const free = await writeRounds();
+  // Then the client on one core and both servers on the other (bench/cpu-pinning.ts).
+  const pinning = pinClientAndServers([host.pid, baselineChild.pid!]);
+  const pinned = await writeRounds();
   // Warm requests on a host at rest: what the writes left behind (their runs' ends, the
   // WAL checkpoint, the garbage) is done before the first, as between a user's taps.
   await sleep(REST_MS);
@@ -287,18 +302,22 @@ try {
   const p99 = (rounds: number[][]) => percentile(rounds.flat(), 99);
   const ms = (value: number) => value.toFixed(3);
   console.log(
-    `delivery: ${ROUNDS} rounds of ${WRITES} writes and ${REQUESTS} requests of each kind; ` +
-      `host and baseline in processes of their own`,
+    `delivery: ${ROUNDS} rounds of ${WRITES} writes (scheduler free, then pinned) and ` +
+      `${REQUESTS} requests of each kind (pinned); host and baseline in processes of their own` +
+      (pinning === undefined
+        ? ''
+        : `; pinned: both on core ${pinning.servers}, the client on core ${pinning.client}`),
   );
   const line = (label: string, host: string, plain: string, ratio: string) =>
     console.log(
-      `${label.padEnd(42)} ${host.padStart(16)} ${plain.padStart(16)} ${ratio.padStart(7)}`,
+      `${label.padEnd(50)} ${host.padStart(16)} ${plain.padStart(16)} ${ratio.padStart(7)}`,
     );
   line('measure', 'host', 'baseline', 'ratio');
   for (const [label, hostRounds, plainRounds] of [
-    ['write -> delivered p50 ms', rows.hostWrite, rows.plainWrite],
-    ['warm host.info round trip p50 ms', rows.hostInfo, rows.plainInfo],
-    ['warm runs.list {limit:1} round trip p50 ms', rows.hostList, rows.plainList],
+    ['write -> delivered p50 ms, scheduler free', free.hostTimes, free.plainTimes],
+    ['write -> delivered p50 ms, pinned', pinned.hostTimes, pinned.plainTimes],
+    ['warm host.info round trip p50 ms, pinned', rows.hostInfo, rows.plainInfo],
+    ['warm runs.list {limit:1} round trip p50 ms, pinned', rows.hostList, rows.plainList],
   ] as const) {
     const [hostP50, plainP50] = [p50(hostRounds), p50(plainRounds)];
     line(
@@ -309,9 +328,10 @@ try {
     );
   }
   for (const [label, hostCpus, plainCpus] of [
-    ['CPU per delivered event µs', rows.hostCpu, rows.plainCpu],
-    ['CPU per warm host.info µs', rows.hostInfoCpu, rows.plainInfoCpu],
-    ['CPU per warm runs.list {limit:1} µs', rows.hostListCpu, rows.plainListCpu],
+    ['CPU per delivered event µs, scheduler free', free.hostCpu, free.plainCpu],
+    ['CPU per delivered event µs, pinned', pinned.hostCpu, pinned.plainCpu],
+    ['CPU per warm host.info µs, pinned', rows.hostInfoCpu, rows.plainInfoCpu],
+    ['CPU per warm runs.list {limit:1} µs, pinned', rows.hostListCpu, rows.plainListCpu],
   ] as const) {
     const [hostCpu, plainCpu] = [median(hostCpus), median(plainCpus)];
     line(label, hostCpu.toFixed(0), plainCpu.toFixed(0), `${(hostCpu / plainCpu).toFixed(2)}x`);
