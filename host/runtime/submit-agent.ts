@@ -25,12 +25,12 @@ export function checkAgent(
     });
   }
   if (sessionId === undefined) return agent;
-  const earlier = store.runs.listRuns({ sessionId, limit: 1, order: 'newest' })[0];
-  if (earlier !== undefined && earlier.agent !== agent) {
+  const earlier = store.runs.newestRunAgent(sessionId);
+  if (earlier !== undefined && (earlier ?? undefined) !== agent) {
     const message =
-      earlier.agent === undefined
+      earlier === null
         ? "the session's runs are Tether's own: start a new task for an agent"
-        : `the session's runs are the agent ${earlier.agent}'s: a follow-up goes to it`;
+        : `the session's runs are the agent ${earlier}'s: a follow-up goes to it`;
     throw new TetherError('invalid_request', message, {
       details: { issues: [{ path: 'agent', message }] },
     });

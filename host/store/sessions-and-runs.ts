@@ -111,6 +111,17 @@ export class SessionsAndRuns {
   }
 
   /**
+   * Who works the session's newest run: its agent's name, null for the host's own loop,
+   * undefined when the session has no run (one column read: run.submit asks at each call).
+   */
+  newestRunAgent(sessionId: string): string | null | undefined {
+    const row = this.prepare(
+      'SELECT agent FROM runs WHERE session_id = ? ORDER BY created_at DESC, rowid DESC LIMIT 1',
+    ).get(sessionId) as { agent: string | null } | undefined;
+    return row?.agent;
+  }
+
+  /**
    * The agent session the session's latest earlier run of `agent` worked in, to load again
    * for the next run; undefined when none recorded one.
    */

@@ -599,7 +599,25 @@ describe('an ACP agent as a run', () => {
       sessionId,
       input: { text: 'hello' },
     });
-    expect(mixed.ok ? null : mixed.error.code).toBe('invalid_request');
+    expect(mixed.ok ? null : mixed.error).toMatchObject({
+      code: 'invalid_request',
+      message: "the session's runs are the agent scripted's: a follow-up goes to it",
+    });
+    // And a session of Tether's own loop refuses the agent.
+    const own = await host.channel.call('run.submit', {
+      commandId: randomUUID(),
+      input: { text: 'hello' },
+    });
+    const intoOwn = await host.channel.request('run.submit', {
+      commandId: randomUUID(),
+      agent: 'scripted',
+      sessionId: own['sessionId'],
+      input: { text: 'script:text hello' },
+    });
+    expect(intoOwn.ok ? null : intoOwn.error).toMatchObject({
+      code: 'invalid_request',
+      message: "the session's runs are Tether's own: start a new task for an agent",
+    });
   });
 });
 
