@@ -38,6 +38,8 @@ export class AppModel {
     refusedTasks: 0,
   };
   private scheduled = false;
+  /** Hosts being added (addHost), by hostId. */
+  private readonly adding = new Map<string, Promise<void>>();
 
   constructor(
     storage: ClientStorage,
@@ -127,7 +129,7 @@ export class AppModel {
   async pair(link: string, device: { name: string; platform: string }): Promise<PairResult> {
     const result = await this.client.pair(link, device);
     const summary = (await this.client.pairedHosts()).find((h) => h.hostId === result.hostId);
-    if (summary !== undefined && !this.hosts.has(summary.hostId)) await this.addHost(summary);
+    if (summary !== undefined) await this.addHost(summary);
     this.current = { ...this.current, revokedFrom: undefined };
     this.changed();
     return result;
@@ -171,7 +173,24 @@ export class AppModel {
     this.changed();
   }
 
-  private async addHost(summary: PairedHostSummary): Promise<void> {
+  /**
+   * Adds a paired host and connects to it, once: start (reading the paired hosts) and a
+   * pairing that just stored the same host may both ask while either is still on its way,
+   * and a second entry would subscribe to the host again and leave the first one's
+   * listeners running.
+   */
+  private addHost(summary: PairedHostSummary): Promise<void> {
+    const { hostId } = summary;
+    if (this.hosts.has(hostId)) return Promise.resolve();
+    let adding = this.adding.get(hostId);
+    if (adding === undefined) {
+      adding = this.connectHost(summary).finally(() => this.adding.delete(hostId));
+      this.adding.set(hostId, adding);
+    }
+    return adding;
+  }
+
+  private async connectHost(summary: PairedHostSummary): Promise<void> {
     const { hostId } = summary;
     const [connection, cached, info] = await Promise.all([
       this.client.connect(hostId),
