@@ -16,12 +16,19 @@ export interface Pinning {
   servers: number;
 }
 
-/** Pins `pid` (all its threads) to `core`; false when it could not (no taskset, one core). */
+/**
+ * Pins `pid` (all its threads) to `core`; false when it could not (no taskset). A thread
+ * that ends while taskset walks them fails the call: it is tried again.
+ */
 function pin(pid: number, core: number): boolean {
-  const pinned = spawnSync('taskset', ['-a', '-p', '-c', String(core), String(pid)], {
-    stdio: 'ignore',
-  });
-  return pinned.status === 0;
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const pinned = spawnSync('taskset', ['-a', '-p', '-c', String(core), String(pid)], {
+      stdio: 'ignore',
+    });
+    if (pinned.status === 0) return true;
+    if (pinned.error !== undefined) return false;
+  }
+  return false;
 }
 
 /**

@@ -12,7 +12,8 @@
  * Each measure is the host's CPU (all its threads, /proc/<pid>/task/∗/schedstat, ns) from
  * before the first submit until 6 s after the last run finished, so whatever the host
  * does when it goes idle again (releasing the assertion) is counted; per run. Hosts take
- * turns within each round; medians of rounds. Linux only.
+ * turns within each round; medians of rounds. Both hosts run on one core, the devices and
+ * the model on another (bench/cpu-pinning.ts). Linux only.
  *
  *   npx tsc -p tsconfig.build.json && node dist/bench/run-cpu.js
  */
@@ -21,16 +22,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Event } from '../protocol/index.js';
 import { connectRemote, type Remote } from './channel-host.js';
+import { pinClientAndServers } from './cpu-pinning.js';
 import { hostCpuNs, startHostProcess, type HostProcess } from './host-process.js';
 import { startZeroLatencyModel } from './zero-latency-model.js';
 
-const ROUNDS = 5;
+const ROUNDS = 7;
 const BURST = 10;
 /** Longer than any quiet period the host waits before it releases the assertion. */
 const SETTLE_MS = 6_000;
 
 interface BenchHost {
-  label: string;
+  mode: 'runs' | 'never';
   process: HostProcess;
   remote: Remote;
   /** Resolves when the run's `run.finished` reached the device. */
@@ -53,9 +55,9 @@ writeFileSync(
 chmodSync(join(bin, 'systemd-inhibit'), 0o755);
 const model = await startZeroLatencyModel(0);
 
-async function startBenchHost(label: string, keepAwake: 'runs' | 'never'): Promise<BenchHost> {
+async function startBenchHost(home: string, keepAwake: 'runs' | 'never'): Promise<BenchHost> {
   const host = await startHostProcess({
-    home: join(root, label),
+    home: join(root, home),
     config: { power: { keepAwake } },
     env: {
       PATH: `${bin}:${process.env['PATH'] ?? ''}`,
@@ -81,7 +83,7 @@ async function startBenchHost(label: string, keepAwake: 'runs' | 'never'): Promi
   );
   await subscription.ready;
   return {
-    label,
+    mode: keepAwake,
     process: host,
     remote,
     finished: (runId) =>
@@ -103,28 +105,50 @@ async function cpuPerRun(host: BenchHost, runs: number): Promise<number> {
   return (hostCpuNs(pid) - before) / 1000 / runs;
 }
 
-const hosts = [await startBenchHost('runs', 'runs'), await startBenchHost('never', 'never')];
+const MODES = ['runs', 'never'] as const;
+const burst = MODES.map((): number[] => []);
+const alone = MODES.map((): number[] => []);
+let pinning: ReturnType<typeof pinClientAndServers>;
+let hosts: BenchHost[] = [];
+async function stopHosts(): Promise<void> {
+  for (const host of hosts) {
+    await host.remote.connection.close();
+    await host.process.stop();
+  }
+  hosts = [];
+}
 try {
-  // A first run each, so neither host's first-run costs (compiling, opening) count.
-  for (const host of hosts) await cpuPerRun(host, 1);
-  const burst = hosts.map((): number[] => []);
-  const alone = hosts.map((): number[] => []);
+  // Two fresh host processes each round: what one process happens to cost more than
+  // another (its memory's layout, its core's state) is spread over both modes, not left
+  // on one of them for the whole bench.
   for (let round = 0; round < ROUNDS; round++) {
-    for (const [at, host] of hosts.entries()) {
+    const order = round % 2 === 0 ? [...MODES] : [...MODES].reverse();
+    hosts = [];
+    for (const mode of order) hosts.push(await startBenchHost(`${mode}-${round}`, mode));
+    // The devices and the model on one core, both hosts on the other: each host meets the
+    // same wakeups (bench/cpu-pinning.ts).
+    pinning = pinClientAndServers(hosts.map((host) => host.process.pid));
+    // A first run each, so neither host's first-run costs (compiling, opening) count.
+    for (const host of hosts) await cpuPerRun(host, 1);
+    for (const host of hosts) {
+      const at = MODES.indexOf(host.mode);
       burst[at]!.push(await cpuPerRun(host, BURST));
       alone[at]!.push(await cpuPerRun(host, 1));
     }
+    await stopHosts();
   }
   console.log(
-    `host CPU per one-turn run, median of ${ROUNDS} rounds, counted until ${SETTLE_MS / 1000} s after the last run`,
+    `host CPU per one-turn run, median of ${ROUNDS} rounds (two fresh hosts each), counted ` +
+      `until ${SETTLE_MS / 1000} s after the last run` +
+      (pinning === undefined ? '' : `; both hosts on core ${pinning.servers}`),
   );
   console.log(`${'mode'.padEnd(44)} ${'wall µs'.padStart(10)} ${'CPU µs/run'.padStart(10)}`);
-  for (const [at, host] of hosts.entries()) {
+  for (const [at, mode] of MODES.entries()) {
     for (const [what, values] of [
       [`${BURST} back to back`, burst[at]!],
       ['one run alone', alone[at]!],
     ] as const) {
-      const label = `keepAwake ${host.label}, ${what}`;
+      const label = `keepAwake ${mode}, ${what}`;
       console.log(
         `${label.padEnd(44)} ${'-'.padStart(10)} ${median(values).toFixed(0).padStart(10)}`,
       );
@@ -136,10 +160,7 @@ try {
     `keep-awake's share of a run's host CPU: ${share(burst)} % back to back, ${share(alone)} % alone`,
   );
 } finally {
-  for (const host of hosts) {
-    await host.remote.connection.close();
-    await host.process.stop();
-  }
+  await stopHosts();
   await model.close();
   rmSync(root, { recursive: true, force: true });
 }
