@@ -8,7 +8,7 @@
  * servers on the same core (docs/performance.md).
  */
 import { spawnSync } from 'node:child_process';
-import { availableParallelism } from 'node:os';
+import { cpus } from 'node:os';
 
 /** The cores a bench uses: its client's, and the servers'. */
 export interface Pinning {
@@ -37,7 +37,9 @@ function pin(pid: number, core: number): boolean {
  */
 export function pinClientAndServers(serverPids: number[]): Pinning | undefined {
   const pinning: Pinning = { client: 0, servers: 1 };
-  if (availableParallelism() < 2) {
+  // The machine's cores, not this process's (availableParallelism counts those left to
+  // it, one once it is pinned).
+  if (cpus().length < 2) {
     console.log('cpu pinning: one core only, processes left to the scheduler');
     return undefined;
   }

@@ -28,6 +28,8 @@ import { startZeroLatencyModel } from './zero-latency-model.js';
 
 const ROUNDS = 7;
 const BURST = 10;
+/** Runs each fresh host does before it is measured. */
+const WARM_UP = 30;
 /** Longer than any quiet period the host waits before it releases the assertion. */
 const SETTLE_MS = 6_000;
 
@@ -128,8 +130,9 @@ try {
     // The devices and the model on one core, both hosts on the other: each host meets the
     // same wakeups (bench/cpu-pinning.ts).
     pinning = pinClientAndServers(hosts.map((host) => host.process.pid));
-    // A first run each, so neither host's first-run costs (compiling, opening) count.
-    for (const host of hosts) await cpuPerRun(host, 1);
+    // Warm-up runs first, so neither host's first runs (compiling, opening) count: a
+    // fresh host's early runs cost several times a warm one's.
+    for (const host of hosts) await cpuPerRun(host, WARM_UP);
     for (const host of hosts) {
       const at = MODES.indexOf(host.mode);
       burst[at]!.push(await cpuPerRun(host, BURST));
