@@ -21,7 +21,9 @@ describe('bound limits', () => {
       readFileSync(path, 'utf8')
         .split('\n')
         .flatMap((line, index) =>
-          /\b(?:LIMIT|OFFSET)\s+\?(?!\?)/.test(line) ? [`${path}:${index + 1}: ${line.trim()}`] : [],
+          /\b(?:LIMIT|OFFSET)\s+\?(?!\?)/.test(line)
+            ? [`${path}:${index + 1}: ${line.trim()}`]
+            : [],
         ),
     );
     expect(plain).toEqual([]);
