@@ -26,7 +26,7 @@ export function checkAgent(
   }
   if (sessionId === undefined) return agent;
   const earlier = store.runs.newestRunAgent(sessionId);
-  if (earlier !== undefined && (earlier ?? undefined) !== agent) {
+  if (earlier !== undefined && earlier !== (agent ?? null)) {
     const message =
       earlier === null
         ? "the session's runs are Tether's own: start a new task for an agent"
