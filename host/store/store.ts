@@ -22,13 +22,11 @@ import { PageLimitControl } from './page-limit.js';
 import { PairingOffers } from './pairing-offers.js';
 import { PushRecords } from './push-records.js';
 import {
-  describeDiskFailure,
-  isDiskFailure,
   isPersistenceFailed,
-  persistenceFailedError,
   type PersistenceListener,
   type PersistenceState,
 } from './persistence.js';
+import { PersistenceGate } from './persistence-gate.js';
 import { SessionSummaries } from './session-summaries.js';
 import { StoreHistory } from './store-history.js';
 import { SessionsAndRuns } from './sessions-and-runs.js';
@@ -107,8 +105,7 @@ export class Store {
   private pending: Event[] | null = null;
   private readonly now: () => number;
   private readonly reportError: (error: unknown) => void;
-  private state: PersistenceState = { ok: true };
-  private readonly persistenceListeners = new Set<PersistenceListener>();
+  private readonly gate: PersistenceGate;
   /** Set while the probe or the recovery after it commits past the closed gate. */
   private reopening = false;
   private committed = 0;
@@ -123,6 +120,7 @@ export class Store {
   ) {
     this.now = options.now ?? Date.now;
     this.reportError = options.reportError ?? ((error) => console.error(error));
+    this.gate = new PersistenceGate(this.now, this.reportError);
     this.pageLimit =
       options.pageLimitFile === undefined ? null : new PageLimitControl(options.pageLimitFile);
     this.secrets = options.secrets ?? null;
@@ -171,7 +169,7 @@ export class Store {
    */
   write<T>(fn: (tx: WriteContext) => T): T {
     if (this.pending !== null) return fn(this.context(this.pending));
-    if (!this.state.ok && !this.reopening) throw persistenceFailedError(this.state);
+    if (!this.reopening) this.gate.check();
     const events: Event[] = [];
     this.pending = events;
     let result: T;
@@ -183,7 +181,7 @@ export class Store {
     } catch (error) {
       // Out of the transaction before anyone hears of the failure.
       this.pending = null;
-      throw this.diskFailed(error);
+      throw this.gate.failed(error);
     } finally {
       this.pending = null;
     }
@@ -261,24 +259,23 @@ export class Store {
    * like a commit while commits fail; a disk error (ENOSPC, EIO…) makes them fail.
    */
   writeFile(path: string, text: string): OutputFile {
-    if (!this.state.ok) throw persistenceFailedError(this.state);
+    this.gate.check();
     try {
       this.fileGuard.check();
       return writeDurableFile(path, text);
     } catch (error) {
-      throw this.diskFailed(error);
+      throw this.gate.failed(error);
     }
   }
 
   /** Whether commits work now. */
   get persistence(): PersistenceState {
-    return this.state;
+    return this.gate.state;
   }
 
   /** Hears each change of {@link persistence}: one call per transition. */
   onPersistence(listener: PersistenceListener): () => void {
-    this.persistenceListeners.add(listener);
-    return () => this.persistenceListeners.delete(listener);
+    return this.gate.listen(listener);
   }
 
   /**
@@ -314,7 +311,7 @@ export class Store {
     } finally {
       this.reopening = false;
     }
-    if (!this.state.ok) this.setState({ ok: true });
+    this.gate.open();
     return result;
   }
 
@@ -370,26 +367,6 @@ export class Store {
         return stored;
       },
     };
-  }
-
-  /** Turns a disk error into `persistence_failed`, closing the gate at the first one. */
-  private diskFailed(error: unknown): unknown {
-    if (!isDiskFailure(error)) return error;
-    if (this.state.ok) {
-      this.setState({ ok: false, since: this.now(), message: describeDiskFailure(error) });
-    }
-    return persistenceFailedError(this.state, error);
-  }
-
-  private setState(state: PersistenceState): void {
-    this.state = state;
-    for (const listener of [...this.persistenceListeners]) {
-      try {
-        listener(state);
-      } catch (error) {
-        this.reportError(error);
-      }
-    }
   }
 
   private publish(events: readonly Event[]): void {
