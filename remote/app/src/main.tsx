@@ -12,7 +12,7 @@ import { pairLinkAt } from './logic/route.js';
 import { registerServiceWorker } from './register-worker.js';
 import { AppModel } from './state/app-model.js';
 import { notificationSync } from './state/notification-sync.js';
-import { UPLOAD_JOBS_KEY } from './state/upload-jobs-key.js';
+import { keepsUploadJobs } from './state/upload-jobs-key.js';
 import './styles.css';
 import { errorMessage } from '#protocol';
 
@@ -95,8 +95,7 @@ async function boot(root: HTMLElement): Promise<void> {
     render(<App model={model} initialLink={initialLink} takePairLink={takePairLink} />, root);
     await model.start();
     // A task whose files were on their way when the page went: it goes on (its own chunk).
-    const jobs = await storage.get(UPLOAD_JOBS_KEY);
-    if (Array.isArray(jobs) && jobs.length > 0) {
+    if (await keepsUploadJobs(storage)) {
       void import('./state/upload-jobs.js').then((module) => module.resumeUploadJobs(model));
     }
   } catch (error) {

@@ -23,6 +23,7 @@ import { HostCache } from './host-cache.js';
 import { type HostEntry, hostView } from './host-entry.js';
 import { NO_OLDER_RUNS, withNextPage } from './older-runs.js';
 import { saveState, scheduleSave } from './state-saver.js';
+import { keepsUploadJobs } from './upload-jobs-key.js';
 
 /** The app's hosts and what the UI knows of them. */
 export class AppModel {
@@ -42,7 +43,7 @@ export class AppModel {
   private readonly adding = new Map<string, Promise<void>>();
 
   constructor(
-    storage: ClientStorage,
+    private readonly storage: ClientStorage,
     socketFactory: WebSocketFactory,
     private readonly online: () => boolean,
   ) {
@@ -148,8 +149,10 @@ export class AppModel {
     if (entry.saveTimer !== undefined) clearTimeout(entry.saveTimer);
     await this.client.forget(hostId);
     await this.cache.forget(hostId);
-    // Its tasks kept with their files: gone with it (their own chunk).
-    void import('./upload-jobs.js').then((jobs) => jobs.forgetHostJobs(hostId, this));
+    // Its tasks kept with their files: gone with it (their own chunk, loaded only if any).
+    if (await keepsUploadJobs(this.storage)) {
+      await (await import('./upload-jobs.js')).forgetHostJobs(hostId, this);
+    }
     this.changed();
   }
 
