@@ -114,8 +114,9 @@ export type RuleProposal = z.infer<typeof RuleProposal>;
  * Where a command runs (docs/policy.md, "The sandbox"), for the approval card's most
  * important line. `contained`: inside the OS sandbox (`kind` bwrap or seatbelt); it may
  * change files only in `writable` (the workspace, and what the call asked for), reach the
- * network only when `network`, and cannot read the secret set. Not contained: full
- * access, and `reason` says why (no sandbox on this machine).
+ * network only when `network` (and then, when `networkHosts` is given, only those hosts,
+ * through the host's proxy), and cannot read the secret set. Not contained: full access,
+ * and `reason` says why (no sandbox on this machine).
  */
 export const CommandSandbox = z.union([
   z.looseObject({
@@ -123,6 +124,7 @@ export const CommandSandbox = z.union([
     kind: z.string(),
     writable: z.array(z.string()),
     network: z.boolean(),
+    networkHosts: z.optional(z.array(z.string())),
   }),
   z.looseObject({ contained: z.literal(false), reason: z.string() }),
 ]);

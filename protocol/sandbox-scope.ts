@@ -5,7 +5,8 @@
 import type { CommandSandbox } from './records.js';
 
 /**
- * "sandboxed: may change files in /Users/me/app, no network, cannot read your secrets",
+ * "sandboxed: may change files in /Users/me/app, no network, cannot read your secrets"
+ * ("network only to api.anthropic.com" for a process the host's proxy filters),
  * or "outside the sandbox: full access, because bwrap is not installed".
  */
 export function sandboxScopeLine(sandbox: CommandSandbox): string {
@@ -14,6 +15,11 @@ export function sandboxScopeLine(sandbox: CommandSandbox): string {
     sandbox.writable.length === 0
       ? 'may change no files'
       : `may change files in ${sandbox.writable.join(', ')}`;
-  const network = sandbox.network ? 'WITH network access' : 'no network';
+  const hosts = sandbox.networkHosts ?? [];
+  const network = !sandbox.network
+    ? 'no network'
+    : hosts.length > 0
+      ? `network only to ${hosts.join(', ')}`
+      : 'WITH network access';
   return `sandboxed: ${writes}, ${network}, cannot read your secrets`;
 }

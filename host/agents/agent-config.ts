@@ -2,11 +2,13 @@
  * The `agents` section of the host's config file (docs/agents.md): each ACP agent a run
  * may be given to, the program that speaks ACP on its stdio, its environment (secrets as
  * `{"keychain": …}` / `{"file": …}`, like MCP servers'), its folder, and the folders of
- * its own state it may change inside the sandbox besides the run's workspace.
+ * its own state it may change inside the sandbox besides the run's workspace, and the
+ * hosts it may reach.
  */
 import { z } from 'zod';
 import { AGENT_NAME } from '../../protocol/index.js';
 import { AbsolutePath, EnvName, SecretValue } from '../mcp/index.js';
+import { NetworkHost } from '../sandbox/index.js';
 
 const AgentSettings = z.strictObject(
   {
@@ -26,6 +28,15 @@ const AgentSettings = z.strictObject(
      * program's own folder when it is installed elsewhere), absolute; they must exist.
      */
     readable: z.array(AbsolutePath, { error: 'expected a list of absolute paths' }).optional(),
+    /**
+     * The only hosts the agent may reach (its provider's API), through the host's proxy:
+     * `api.anthropic.com`, `*.example.com`, `host:port`; `[]` for none. Absent: all of
+     * the network, as the card warns.
+     */
+    network: z
+      .array(NetworkHost, { error: 'expected a list of host names' })
+      .max(64, { error: 'expected at most 64 hosts' })
+      .optional(),
   },
   { error: 'expected an object' },
 );

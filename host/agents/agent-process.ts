@@ -1,7 +1,8 @@
 /**
  * One ACP agent's process: started inside the OS sandbox (the same plan `run_command`
- * gets: the run's workspace and the agent's own folders writable, secrets hidden; network
- * on, since an agent talks to its provider and no sandbox here filters by host), as the
+ * gets: the run's workspace and the agent's own folders writable, secrets hidden; the
+ * network only to the hosts its config names, through the host's proxy, or all of it
+ * when it names none, since an agent talks to its provider), as the
  * leader of its own process group, with its stdio piped to the host. Its stderr's last
  * lines are kept for the run's error when it dies: each cut as it comes, so an agent that
  * writes without end on one line costs the host no more than the kept characters, and
@@ -9,7 +10,12 @@
  */
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import type { AgentInfo } from '../../protocol/index.js';
-import { spawnWrapped, type PreparedSandbox, type Sandbox } from '../sandbox/index.js';
+import {
+  spawnWrapped,
+  type PreparedSandbox,
+  type Sandbox,
+  type SandboxRequest,
+} from '../sandbox/index.js';
 import { isGroupGone, stopProcessGroup } from '../tools/index.js';
 import type { AgentSpec } from './types.js';
 
@@ -42,7 +48,14 @@ export function agentSandboxScope(
   spec: AgentSpec,
   workspace: string,
 ): AgentSandboxScope {
-  return sandbox.scope(workspace, { network: true, write: spec.writable });
+  return sandbox.scope(workspace, networkRequest(spec, { write: spec.writable }));
+}
+
+/** `request` with the agent's network: the hosts its config names, else all of it. */
+function networkRequest(spec: AgentSpec, request: SandboxRequest): SandboxRequest {
+  return spec.network === undefined
+    ? { ...request, network: true }
+    : { ...request, hosts: spec.network };
 }
 
 export class AgentProcess {
@@ -54,7 +67,7 @@ export class AgentProcess {
     readonly child: ChildProcessWithoutNullStreams,
     readonly pgid: number,
     private readonly prepared: PreparedSandbox | null,
-    options: AgentStartOptions,
+    private readonly options: AgentStartOptions,
   ) {
     this.exited = new Promise((resolve) => {
       child.once('exit', (code, signal) => resolve({ code, signal }));
@@ -63,14 +76,7 @@ export class AgentProcess {
     let line = '';
     let cut = false;
     const held = STDERR_LINE_MAX + MASK_SLACK;
-    const keep = (whole: string) => {
-      const masked = options.mask === undefined ? whole : options.mask(whole);
-      const kept =
-        masked.length > STDERR_LINE_MAX ? `${masked.slice(0, STDERR_LINE_MAX)}…` : masked;
-      this.tail.push(kept);
-      if (this.tail.length > STDERR_TAIL_LINES) this.tail.shift();
-      options.onStderrLine?.(kept);
-    };
+    const keep = (whole: string) => this.keep(whole);
     const take = (part: string) => {
       if (cut) return;
       line += part.slice(0, held + 1 - line.length);
@@ -106,14 +112,21 @@ export class AgentProcess {
     const { spec, workspace, sandbox } = options;
     const cwd = spec.cwd ?? workspace;
     const argv = [spec.command, ...spec.args];
+    let started: AgentProcess | null = null;
     let prepared: PreparedSandbox | null = null;
     if (sandbox.status.available) {
-      prepared = await sandbox.prepare(workspace, {
-        network: true,
+      const request = networkRequest(spec, {
         write: spec.writable,
         read: spec.readable,
         gitReadOnly: options.gitReadOnly ?? [],
       });
+      // A connection the proxy refused reads as a line of the agent's stderr: it may be
+      // why the agent fails.
+      prepared = await sandbox.prepare(workspace, request, (target) =>
+        started?.keep(
+          `tether: refused a connection to ${target}, not in agents.${spec.name}.network`,
+        ),
+      );
     }
     const launch =
       prepared === null ? { file: spec.command, args: [...spec.args] } : prepared.wrap(argv, cwd);
@@ -134,7 +147,17 @@ export class AgentProcess {
       throw new Error(`cannot start ${spec.command}: ${String(error)}`);
     });
     options.onGroup(pgid);
-    return new AgentProcess(child, pgid, prepared, options);
+    started = new AgentProcess(child, pgid, prepared, options);
+    return started;
+  }
+
+  /** Keeps a line of stderr: masked, then cut, in the tail and the host log. */
+  private keep(whole: string): void {
+    const masked = this.options.mask === undefined ? whole : this.options.mask(whole);
+    const kept = masked.length > STDERR_LINE_MAX ? `${masked.slice(0, STDERR_LINE_MAX)}…` : masked;
+    this.tail.push(kept);
+    if (this.tail.length > STDERR_TAIL_LINES) this.tail.shift();
+    this.options.onStderrLine?.(kept);
   }
 
   /** The last lines the agent wrote to stderr (each cut to 500 characters). */

@@ -77,6 +77,7 @@ export async function resolveAgents(
       ...(settings.cwd === undefined ? {} : { cwd: settings.cwd }),
       writable,
       readable,
+      ...(settings.network === undefined ? {} : { network: settings.network }),
     });
   }
   if (issues.length > 0) throw new AgentSettingsError(issues);

@@ -15,4 +15,6 @@ export interface AgentSpec {
   writable: readonly string[];
   /** Real paths outside the system's folders it may read (its program's folder). */
   readable: readonly string[];
+  /** The only hosts it may reach, through the host's proxy; absent: all of the network. */
+  network?: readonly string[];
 }

@@ -21,6 +21,9 @@ import { withoutCredentials } from './git-config-credentials.js';
 import { seatbeltCommand } from './seatbelt-profile.js';
 import { gitConfigTargets } from './git-config-targets.js';
 import { keyringFilter } from './keyring-filter.js';
+import { bridgedCommand, proxyEnvironment } from './network-bridge.js';
+import { parseHostPattern, type HostPattern } from './network-hosts.js';
+import { NetworkProxy } from './network-proxy.js';
 import {
   changedSecrets,
   GIT_CODE_ENTRIES,
@@ -95,7 +98,8 @@ export interface PreparedSandbox {
    * After the call: the protected paths (secrets, what makes git run code) it created,
    * changed or removed (sorted), and of those the entries by which git would follow a
    * repository elsewhere (`commondir`, `gitdir`, `config.worktree`) that it added, which
-   * are removed again; then the call's temporary folder is removed.
+   * are removed again; then the proxy to its hosts is closed and the call's temporary
+   * folder removed.
    */
   finish(): { changed: string[]; removed: string[] };
 }
@@ -122,22 +126,30 @@ export class Sandbox {
   /** The approval card's account of where a command with `request` would run. */
   scope(workspace: string, request: SandboxRequest | undefined): CommandSandboxScope {
     if (!this.status.available) return { contained: false, reason: this.status.reason };
+    const hosts = request?.hosts;
     return {
       contained: true,
       kind: this.status.kind,
       writable: [workspace, ...(request?.write ?? [])],
-      network: request?.network === true,
+      network: hosts === undefined ? request?.network === true : hosts.length > 0,
+      ...(hosts === undefined || hosts.length === 0 ? {} : { networkHosts: [...hosts] }),
     };
   }
 
   /**
    * The sandbox of one command in `workspace` (a real path) with `request` (its write
-   * paths real and existing). Throws when the sandbox is not available: callers check
-   * `status` first.
+   * paths real and existing); `onRefusedHost` hears each `host:port` the proxy to
+   * `request.hosts` refused. Throws when the sandbox is not available (callers check
+   * `status` first) or its proxy cannot listen.
    */
-  async prepare(workspace: string, request: SandboxRequest | undefined): Promise<PreparedSandbox> {
+  async prepare(
+    workspace: string,
+    request: SandboxRequest | undefined,
+    onRefusedHost: (target: string) => void = () => undefined,
+  ): Promise<PreparedSandbox> {
     const status = this.status;
     if (!status.available) throw new Error(`no sandbox: ${status.reason}`);
+    const patterns = hostPatterns(request?.hosts ?? []);
     const secrets = await this.#secretsFor(workspace);
     const writable = [workspace, ...(request?.write ?? [])];
     const isSecret = (absolute: string) => secrets.isSecret(absolute);
@@ -164,6 +176,20 @@ export class Sandbox {
       seccompFile = path.join(callDir, 'keyring.bpf');
       writeFileSync(seccompFile, filter, { mode: 0o400 });
     }
+    // The proxy's socket in the call's temporary folder, which bubblewrap shows.
+    const socket = path.join(tempDir, '.tether-proxy');
+    let proxy: NetworkProxy | null = null;
+    if (patterns.length > 0) {
+      const address = status.kind === 'bwrap' ? { socket } : ({ loopback: true } as const);
+      try {
+        proxy = await NetworkProxy.start(patterns, address, onRefusedHost);
+      } catch (error) {
+        removeCallFolder(callDir);
+        throw error;
+      }
+    }
+    // bubblewrap: the bridge to the proxy's socket runs with the host's own node.
+    const node = proxy !== null && status.kind === 'bwrap' ? realpathSync(process.execPath) : null;
     const plan: SandboxPlan = {
       workspace,
       writable,
@@ -181,11 +207,13 @@ export class Sandbox {
       hidden: uniqueHidden([...fixedHidden(secrets.fixedPaths), ...before.hidden]),
       replaced,
       hiddenPatterns: secrets.patterns,
-      network: request?.network === true,
+      network: request?.hosts === undefined && request?.network === true,
+      proxyPort: proxy?.port ?? null,
       home,
       programFolders: [
         ...programFolders(process.env['PATH'] ?? '', writable),
         ...(request?.read ?? []),
+        ...(node === null ? [] : [path.dirname(node)]),
       ],
       gitReadOnly,
     };
@@ -193,10 +221,26 @@ export class Sandbox {
     return {
       plan,
       capped: before.capped,
-      wrap: (argv, cwd) =>
-        status.kind === 'bwrap'
-          ? bwrapCommand(status.program, plan, argv, cwd, replacedFiles, seccompFile)
-          : seatbeltCommand(plan, argv),
+      wrap: (argv, cwd) => {
+        if (status.kind !== 'bwrap') {
+          const wrapped = seatbeltCommand(plan, argv);
+          if (plan.proxyPort === null) return wrapped;
+          return { ...wrapped, env: proxyEnvironment(`http://127.0.0.1:${plan.proxyPort}`) };
+        }
+        if (node === null) {
+          return bwrapCommand(status.program, plan, argv, cwd, replacedFiles, seccompFile);
+        }
+        const bridged = bridgedCommand(node, socket, argv);
+        const wrapped = bwrapCommand(
+          status.program,
+          plan,
+          bridged.argv,
+          cwd,
+          replacedFiles,
+          seccompFile,
+        );
+        return { ...wrapped, env: bridged.env };
+      },
       finish: () => {
         if (finished) return { changed: [], removed: [] };
         finished = true;
@@ -212,11 +256,21 @@ export class Sandbox {
             before.gitDirs.includes(path.dirname(absolute)) &&
             removeEntry(absolute),
         );
+        proxy?.close();
         removeCallFolder(callDir);
         return { changed, removed };
       },
     };
   }
+}
+
+/** The patterns of `hosts`, validated with the config that named them. */
+function hostPatterns(hosts: readonly string[]): HostPattern[] {
+  return hosts.map((host) => {
+    const pattern = parseHostPattern(host);
+    if (pattern === null) throw new Error(`not a host a sandbox may reach: ${host}`);
+    return pattern;
+  });
 }
 
 /**

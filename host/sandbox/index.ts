@@ -5,6 +5,7 @@
 export { Sandbox } from './command-sandbox.js';
 export type { PreparedSandbox, SecretSet } from './command-sandbox.js';
 export { detectSandbox } from './detect-sandbox.js';
+export { NetworkHost } from './network-hosts.js';
 export { isInside } from './path-inside.js';
 export { spawnWrapped } from './spawn-wrapped.js';
 export type { SandboxRequest, SandboxStatus } from './types.js';

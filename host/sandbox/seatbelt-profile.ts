@@ -7,7 +7,8 @@
  * No path or pattern is ever written into the profile text: each one travels as a
  * `-D NAME=value` parameter and the profile names it with `(param "NAME")`, so a path
  * holding quotes, backslashes, parentheses or a newline is a value, never syntax. The
- * profile text depends only on the plan's shape (how many of each) and its network flag.
+ * profile text depends only on the plan's shape (how many of each), its network flag and
+ * its proxy's port, a number.
  *
  * Seatbelt matches the real path of what is opened (`/private/tmp/x`, never `/tmp/x`):
  * the plan's paths are real paths already, and rules on a symlinked spelling would
@@ -121,6 +122,20 @@ const NETWORK_RULES = `
   (global-name "com.apple.trustd.agent"))
 `;
 
+/**
+ * Without the network but with the host's proxy to some hosts (./network-proxy.ts): the
+ * one loopback port it listens on, and nothing else; the proxy resolves names itself.
+ */
+function proxyRules(port: number): string {
+  if (!Number.isInteger(port) || port < 1 || port > 65_535) {
+    throw new Error(`not a proxy port: ${port}`);
+  }
+  return `
+; Network: only the host's proxy to the allowed hosts, on loopback.
+(allow network-outbound (remote ip "localhost:${port}"))
+`;
+}
+
 /** A protected path's rule cannot be escaped by hard-linking or cloning it elsewhere. */
 const HIDE = 'file-read* file-write* file-link file-clone';
 
@@ -202,7 +217,11 @@ function compileProfile(plan: SandboxPlan): {
     BASE_RULES,
     "; Writes: the workspace, approved folders, the call's temporary folder.\n",
     `(allow file-write*\n  ${writable.join('\n  ')})\n`,
-    plan.network ? NETWORK_RULES : '\n; Network: none, loopback and unix sockets included.\n',
+    plan.network
+      ? NETWORK_RULES
+      : plan.proxyPort !== null
+        ? proxyRules(plan.proxyPort)
+        : '\n; Network: none, loopback and unix sockets included.\n',
     '\n; Last, so they win: read-only, hidden and replaced paths, the secret patterns.\n',
     ...denies.map((deny) => `${deny}\n`),
     pins.length > 0 ? `(deny file-write-unlink\n  ${pins.join('\n  ')})\n` : '',

@@ -8,7 +8,7 @@ import { closeSync, openSync } from 'node:fs';
 import type { WrappedCommand } from './types.js';
 
 /**
- * Spawns `wrapped` in `cwd` with `env`, detached: its own group (and session), so one
+ * Spawns `wrapped` in `cwd` with `env` and its own variables, detached: its own group (and session), so one
  * signal to -pgid reaches every descendant. Throws what opening its descriptor 3 or
  * spawning throws; a spawn that fails later says so with the child's `error` event.
  */
@@ -21,7 +21,7 @@ export function spawnWrapped(
     if (wrapped.fd3 !== undefined) fd3 = openSync(wrapped.fd3, 'r');
     return spawn(wrapped.file, wrapped.args, {
       cwd: options.cwd,
-      env: options.env,
+      env: { ...options.env, ...wrapped.env },
       detached: true,
       stdio: [options.stdin, 'pipe', 'pipe', ...(fd3 === null ? [] : [fd3])],
     });

@@ -8,6 +8,11 @@
 export interface SandboxRequest {
   /** Network access (the default is none, loopback included). */
   network?: boolean;
+  /**
+   * The network only to these hosts (./network-hosts.ts patterns, validated), through the
+   * host's proxy (./network-proxy.ts); `network` is then ignored. An empty list: none.
+   */
+  hosts?: readonly string[];
   /** Folders or files outside the workspace the command may also change (real paths). */
   write?: readonly string[];
   /**
@@ -85,6 +90,12 @@ export interface SandboxPlan {
   /** True: the command may use the network. False: none, loopback included. */
   network: boolean;
   /**
+   * With `network` false, the loopback port of the host's proxy to the allowed hosts
+   * (./network-proxy.ts), the one address a Seatbelt profile lets the command reach.
+   * Null: no proxy, or one bubblewrap's command reaches by its socket (./network-bridge.ts).
+   */
+  proxyPort: number | null;
+  /**
    * Linux: the user's home folder, emptied inside the sandbox but for `readable` (the
    * toolchains commands run from, read-only) and what is writable: bubblewrap cannot hide
    * secrets by name, and a walk of a whole home folder is too slow. Null: the home folder
@@ -102,6 +113,8 @@ export interface WrappedCommand {
   args: string[];
   /** A file the program must find open as its descriptor 3 (bubblewrap's seccomp filter). */
   fd3?: string;
+  /** Variables the program gets besides the caller's (the proxy's, ./network-bridge.ts). */
+  env?: Record<string, string>;
 }
 
 /** Which sandbox this machine has, or why none can run. */

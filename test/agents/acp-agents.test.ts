@@ -40,21 +40,24 @@ async function agentHost(): Promise<{
   mkdirSync(state);
   mkdirSync(outside);
   const logFile = join(state, 'acp.jsonl');
+  const scriptedAgent = {
+    command: process.execPath,
+    args: [scripted],
+    env: {
+      ACP_LOG: logFile,
+      AGENT_OUTSIDE: join(outside, 'escaped.txt'),
+      AGENT_TOKEN: TOKEN,
+    },
+    writable: [state],
+    // The agent's program and the SDK it loads, outside the system's folders.
+    readable: [root],
+  };
   const host = await startFaultHost({
     config: {
       agents: {
-        scripted: {
-          command: process.execPath,
-          args: [scripted],
-          env: {
-            ACP_LOG: logFile,
-            AGENT_OUTSIDE: join(outside, 'escaped.txt'),
-            AGENT_TOKEN: TOKEN,
-          },
-          writable: [state],
-          // The agent's program and the SDK it loads, outside the system's folders.
-          readable: [root],
-        },
+        scripted: scriptedAgent,
+        // The same agent allowed one host: it runs behind the host's proxy.
+        filtered: { ...scriptedAgent, network: ['api.anthropic.com'] },
       },
     },
   });
@@ -165,18 +168,28 @@ describe('an ACP agent as a run', () => {
 
   it('host.info lists the agent, idle, and what the sandbox holds of it', async () => {
     const info = await host.channel.call('host.info', {});
+    const sandbox = {
+      contained: true,
+      kind: 'bwrap',
+      writable: [host.host.workspace, expect.stringContaining('state')],
+      network: true,
+    };
     expect(info['agents']).toEqual([
+      { name: 'scripted', state: 'idle', sandbox },
       {
-        name: 'scripted',
+        name: 'filtered',
         state: 'idle',
-        sandbox: {
-          contained: true,
-          kind: 'bwrap',
-          writable: [host.host.workspace, expect.stringContaining('state')],
-          network: true,
-        },
+        sandbox: { ...sandbox, networkHosts: ['api.anthropic.com'] },
       },
     ]);
+  });
+
+  it('an agent allowed only some hosts runs behind the proxy: its stdio and its run as any', async () => {
+    const runId = await submit(host, 'script:text say hello', { agent: 'filtered' });
+    await ended(host, runId);
+    expect(runRow(host, runId)).toMatchObject({ state: 'succeeded', agent: 'filtered' });
+    expect(messages(host, runId)).toEqual(['Hello from the agent.']);
+    expect(agentGroups(host)).toEqual([]);
   });
 
   it('an unknown agent is refused, and no run is recorded', async () => {
@@ -458,7 +471,10 @@ describe('an ACP agent as a run', () => {
       ['agent:execute', 'unknown'],
     ]);
     const info = await host.channel.call('host.info', {});
-    expect(info['agents']).toMatchObject([{ name: 'scripted', state: 'failed' }]);
+    expect(info['agents']).toMatchObject([
+      { name: 'scripted', state: 'failed' },
+      { name: 'filtered', state: 'idle' },
+    ]);
     expect(JSON.stringify(info['agents'])).not.toContain(TOKEN);
     expect(agentGroups(host)).toEqual([]);
   });

@@ -9,8 +9,12 @@ import { machineSandbox } from '../support/sandbox.js';
 import { tempDir } from '../support/temp-dir.js';
 import { until } from '../support/wait.js';
 
-/** An agent that writes `script`'s stderr, then waits to be stopped. */
-async function startAgent(workspace: string, script: string): Promise<AgentProcess> {
+/** An agent that runs `script`, then waits to be stopped. */
+async function startAgent(
+  workspace: string,
+  script: string,
+  network?: readonly string[],
+): Promise<AgentProcess> {
   return AgentProcess.start({
     spec: {
       name: 'flood',
@@ -19,6 +23,7 @@ async function startAgent(workspace: string, script: string): Promise<AgentProce
       env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
       writable: [],
       readable: [],
+      ...(network === undefined ? {} : { network }),
     },
     workspace,
     sandbox: machineSandbox(),
@@ -61,6 +66,30 @@ describe("an ACP agent's stderr", () => {
         },
       );
       expect(tail).toEqual([`${'x'.repeat(500)}…`, 'next line', 'last line']);
+    } finally {
+      await agent.stop(2_000);
+    }
+  }, 90_000);
+
+  it('a connection the proxy refused is a line of its stderr, naming the setting', async () => {
+    await using workspace = tempDir('tether-agent-process-');
+    // CONNECT to a host not in its list, through the proxy its environment names.
+    const agent = await startAgent(
+      workspace.path,
+      "const p = new URL(process.env.HTTPS_PROXY); require('node:net').connect(Number(p.port), p.hostname).on('connect', function () { this.write('CONNECT evil.example:443 HTTP/1.1\\r\\n\\r\\n'); }).on('data', (d) => process.stderr.write(String(d).split('\\r\\n')[0] + '\\n'))",
+      ['api.anthropic.com'],
+    );
+    try {
+      const tail = await until(
+        'the refusal and the answer',
+        () => agent.stderrTail(),
+        (lines) => lines.length >= 2,
+        { timeout: 60_000 },
+      );
+      expect(tail.toSorted()).toEqual([
+        'HTTP/1.1 403 Forbidden',
+        'tether: refused a connection to evil.example:443, not in agents.flood.network',
+      ]);
     } finally {
       await agent.stop(2_000);
     }

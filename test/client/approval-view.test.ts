@@ -91,6 +91,19 @@ describe('approvalView', () => {
       contained: true,
       network: true,
     });
+    expect(
+      where({
+        contained: true,
+        kind: 'bwrap',
+        writable: [WORKSPACE],
+        network: true,
+        networkHosts: ['api.anthropic.com', '*.sentry.io'],
+      }),
+    ).toEqual({
+      line: `sandboxed: may change files in ${WORKSPACE}, network only to api.anthropic.com, *.sentry.io, cannot read your secrets`,
+      contained: true,
+      network: true,
+    });
     expect(where({ contained: false, reason: 'bwrap is not installed' })).toEqual({
       line: 'outside the sandbox: full access, because bwrap is not installed',
       contained: false,

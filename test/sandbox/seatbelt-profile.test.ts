@@ -153,6 +153,7 @@ const plan: SandboxPlan = {
   replaced: [{ path: '/Users/me/ws/lib/.git/config', content: '[core]\n\tbare = false\n' }],
   hiddenPatterns: ['/\\.env(\\.[^/]*)?$', '/id_(rsa|ed25519)$'],
   network: false,
+  proxyPort: null,
   home: null,
   pinned: [],
   programFolders: [],
@@ -299,6 +300,23 @@ describe('seatbeltProfile', () => {
     }
   });
 
+  it("with the host's proxy: one loopback port out, nothing in, no DNS, no other socket", () => {
+    const compiled = compile({ ...plan, proxyPort: 40123 });
+    const network = compiled.rules.filter((r) =>
+      r.operations.some((op) => op.startsWith('network') || op === 'system-socket'),
+    );
+    expect(network.map((r) => [r.action, r.operations, r.filters])).toEqual([
+      ['allow', ['network-outbound'], [['remote', 'ip', { text: 'localhost:40123' }]]],
+    ]);
+    const services = compiled.rules
+      .filter((r) => r.operations.includes('mach-lookup'))
+      .flatMap((r) => r.filters.flatMap(strings));
+    expect(services).not.toContain('com.apple.dnssd.service');
+    // The port is the only value written into the text: a number, checked.
+    expect(() => compile({ ...plan, proxyPort: 0 })).toThrow('not a proxy port');
+    expect(() => compile({ ...plan, proxyPort: 1.5 })).toThrow('not a proxy port');
+  });
+
   it('keeps tricky paths out of the profile text: they are parameters, byte for byte', () => {
     const tricky = [
       '/Users/me/ws ")(allow default)(',
@@ -439,6 +457,7 @@ function macPlan(root: string, network: boolean): SandboxPlan {
     replaced: [{ path: join(workspace, '.git', 'config'), content: '' }],
     hiddenPatterns: ['/\\.env(\\.[^/]*)?$'],
     network,
+    proxyPort: null,
     home: null,
     pinned: [],
     programFolders: [],
