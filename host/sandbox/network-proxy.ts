@@ -123,8 +123,9 @@ export class NetworkProxy {
     const port = url === null ? 0 : Number(url.port === '' ? 80 : url.port);
     const host = url?.hostname.replace(/^\[|\]$/g, '') ?? '';
     if (url === null || url.protocol !== 'http:') {
-      response.writeHead(400, { 'content-type': 'text/plain' });
-      response.end(
+      answer(
+        response,
+        400,
         'tether: this proxy takes CONNECT host:port, or a plain-HTTP request with its full URL\n',
       );
       return;
@@ -132,17 +133,16 @@ export class NetworkProxy {
     const target = `${host}:${port}`;
     if (!this.allowed(host, port)) {
       this.onRefused(target);
-      response.writeHead(403, { 'content-type': 'text/plain' });
-      response.end(refusedText(target));
+      answer(response, 403, refusedText(target));
       return;
     }
     const headers = { ...request.headers };
     for (const name of HOP_HEADERS) delete headers[name];
     const upstream = httpRequest(
       { host, port, method: request.method, path: `${url.pathname}${url.search}`, headers },
-      (answer) => {
-        response.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(response);
+      (upstreamAnswer) => {
+        response.writeHead(upstreamAnswer.statusCode ?? 502, upstreamAnswer.headers);
+        upstreamAnswer.pipe(response);
       },
     );
     upstream.setTimeout(CONNECT_TIMEOUT_MS, () => upstream.destroy(new Error('timed out')));
@@ -151,11 +151,19 @@ export class NetworkProxy {
         response.destroy();
         return;
       }
-      response.writeHead(502, { 'content-type': 'text/plain' });
-      response.end(`tether: cannot reach ${target}: ${error.message}\n`);
+      answer(response, 502, `tether: cannot reach ${target}: ${error.message}\n`);
     });
     request.pipe(upstream);
   }
+}
+
+/** Answers `response` with `status` and `text`, its length said (never chunked). */
+function answer(response: ServerResponse, status: number, text: string): void {
+  response.writeHead(status, {
+    'content-type': 'text/plain',
+    'content-length': Buffer.byteLength(text),
+  });
+  response.end(text);
 }
 
 function refusedText(target: string): string {

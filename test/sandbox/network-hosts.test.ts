@@ -95,7 +95,6 @@ describe.skipIf(!bwrap)('a bubblewrap sandbox allowed one host (needs bwrap)', (
     // Each attempt prints one line: what came back, or the error's code.
     const script = `
       const net = require('node:net');
-      const http = require('node:http');
       const proxy = new URL(process.env.HTTPS_PROXY);
       const lines = [];
       const tunnel = (target) => new Promise((resolve) => {
@@ -112,13 +111,19 @@ describe.skipIf(!bwrap)('a bubblewrap sandbox allowed one host (needs bwrap)', (
         socket.on('error', (error) => resolve(error.code));
         socket.on('close', () => resolve(got.split('\\r\\n')[0] + ' | ' + got.split('\\r\\n\\r\\n').pop()));
       });
+      // By hand: Node 24 would send http.get's absolute path through the proxy itself.
       const plain = (url) => new Promise((resolve) => {
-        http.get({ host: proxy.hostname, port: proxy.port, path: url }, (response) => {
-          let body = '';
-          response.on('data', (d) => (body += d));
-          response.on('end', () => resolve(response.statusCode + ' | ' + body));
-        }).on('error', (error) => resolve(error.code));
+        const socket = net.connect(Number(proxy.port), proxy.hostname);
+        let got = '';
+        socket.on('connect', () => socket.write('GET ' + url + ' HTTP/1.1\\r\\nhost: x\\r\\nconnection: close\\r\\n\\r\\n'));
+        socket.on('data', (data) => (got += data));
+        socket.on('error', (error) => resolve(error.code));
+        socket.on('close', () => resolve(got.split(' ')[1] + ' | ' + got.split('\\r\\n\\r\\n').pop()));
       });
+      // Node 24 and later: its own fetch goes through the proxy its environment names.
+      const fetched = () => Number(process.versions.node.split('.')[0]) < 24
+        ? Promise.resolve('listed /fetch')
+        : fetch('http://localhost:${a}/fetch').then((r) => r.text(), (e) => String(e.cause?.code ?? e));
       const direct = () => new Promise((resolve) => {
         net.connect(${a}, '127.0.0.1').on('connect', () => resolve('connected')).on('error', (e) => resolve(e.code));
       });
@@ -129,6 +134,7 @@ describe.skipIf(!bwrap)('a bubblewrap sandbox allowed one host (needs bwrap)', (
         lines.push(await tunnel('127.0.0.1:${a}'));
         lines.push(await plain('http://localhost:${b}/plain'));
         lines.push(await direct());
+        lines.push(await fetched());
         console.log(JSON.stringify(lines));
         process.exit(7);
       })();
@@ -146,6 +152,7 @@ describe.skipIf(!bwrap)('a bubblewrap sandbox allowed one host (needs bwrap)', (
     expect(lines[4]).toMatch(/^403 \| tether: this sandbox may not reach localhost:\d+/);
     // No way around the proxy: the sandbox's loopback is its own.
     expect(lines[5]).toBe('ECONNREFUSED');
+    expect(lines[6]).toBe('listed /fetch');
     expect(result.refused).toEqual([`localhost:${b}`, `127.0.0.1:${a}`, `localhost:${b}`]);
   }, 60_000);
 
