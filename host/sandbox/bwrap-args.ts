@@ -9,7 +9,7 @@
  * cannot be renamed), what makes git run code read-only, secrets covered by an empty file
  * or folder. The order matters: a later mount covers an earlier one.
  */
-import { readdirSync, realpathSync } from 'node:fs';
+import { existsSync, readdirSync, realpathSync } from 'node:fs';
 import type { Dirent } from 'node:fs';
 import type { SandboxPlan, WrappedCommand } from './types.js';
 import { isInside } from './path-inside.js';
@@ -37,6 +37,13 @@ const SYSTEM_FOLDERS: ReadonlySet<string> = new Set([
  * ssh-agent): a socket on a read-only mount still accepts connections.
  */
 const EMPTIED_FOLDERS: readonly string[] = ['/tmp', '/var/tmp', '/run'];
+
+/**
+ * Folders inside the system's shown ones where a daemon listens, emptied where they exist:
+ * the Nix daemon's socket (`/nix` is shown for its programs), a daemon that builds and
+ * fetches whatever it is asked, over the network, outside the sandbox.
+ */
+const DAEMON_SOCKET_FOLDERS: readonly string[] = ['/nix/var/nix/daemon-socket'];
 
 /**
  * bubblewrap's command line for `argv` under `plan`, in `cwd`. `replacedFiles` names, for
@@ -75,7 +82,11 @@ export function bwrapCommand(
     }
   }
   args.push('--dev', '/dev', '--proc', '/proc');
-  const emptied = [...EMPTIED_FOLDERS, ...(plan.home === null ? [] : [plan.home.path])];
+  const emptied = [
+    ...EMPTIED_FOLDERS,
+    ...DAEMON_SOCKET_FOLDERS.filter((folder) => existsSync(folder)),
+    ...(plan.home === null ? [] : [plan.home.path]),
+  ];
   for (const folder of emptied) args.push('--tmpfs', folder);
   const readable = [...plan.programFolders, ...(plan.home?.readable ?? []), ...plan.gitReadOnly];
   for (const folder of readable) args.push('--ro-bind', folder, folder);

@@ -8,21 +8,38 @@
  * the process reach. Names are resolved here, on the host, once allowed.
  */
 import {
+  Agent,
+  type ClientRequest,
   createServer,
   request as httpRequest,
+  type IncomingHttpHeaders,
   type IncomingMessage,
+  type OutgoingHttpHeaders,
   type Server,
   type ServerResponse,
 } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { hostAllowed, type HostPattern } from './network-hosts.js';
 
-/** Connections one sandbox may hold open through the proxy at once. */
+/**
+ * Connections one sandbox may hold open through the proxy at once, and connections the
+ * proxy holds open for it to hosts: one a tunnel, one a plain-HTTP request.
+ */
 const MAX_CONNECTIONS = 64;
-/** How long opening a connection to an allowed host may take. */
+/** How long opening a connection to an allowed host may take, and a forwarded one idle. */
 const CONNECT_TIMEOUT_MS = 30_000;
-/** Headers about the hop to the proxy, not for the host behind it. */
-const HOP_HEADERS: readonly string[] = ['proxy-connection', 'proxy-authorization', 'connection'];
+/** Headers about one hop (to the proxy, or from it), never passed on. */
+const HOP_HEADERS: readonly string[] = [
+  'connection',
+  'keep-alive',
+  'proxy-authenticate',
+  'proxy-authorization',
+  'proxy-connection',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+];
 
 /** `host:port` of a CONNECT request: a name, an IPv4 address, or `[an IPv6 address]`. */
 const AUTHORITY = /^([^:[\]\s]+|\[[0-9a-f:.]+\]):(\d{1,5})$/i;
@@ -30,7 +47,12 @@ const AUTHORITY = /^([^:[\]\s]+|\[[0-9a-f:.]+\]):(\d{1,5})$/i;
 export type ProxyAddress = { socket: string } | { loopback: true };
 
 export class NetworkProxy {
+  /** The sandbox's connections to the proxy. */
   private readonly open = new Set<Socket>();
+  /** The proxy's connections to hosts, tunnels and forwarded requests. */
+  private readonly upstreams = new Set<Socket | ClientRequest>();
+  /** Its own connections for plain HTTP, none kept: none outlives {@link close}. */
+  private readonly agent = new Agent({ keepAlive: false, maxSockets: MAX_CONNECTIONS });
 
   private constructor(
     private readonly server: Server,
@@ -38,6 +60,9 @@ export class NetworkProxy {
     private readonly onRefused: (target: string) => void,
   ) {
     server.maxConnections = MAX_CONNECTIONS;
+    // One request a connection: a pipelined second one is answered 503, so one connection
+    // cannot open hosts' connections without end.
+    server.maxRequestsPerSocket = 1;
     server.on('connection', (socket: Socket) => {
       this.open.add(socket);
       socket.once('close', () => this.open.delete(socket));
@@ -78,14 +103,22 @@ export class NetworkProxy {
     return typeof address === 'object' && address !== null ? address.port : null;
   }
 
-  /** Stops listening and cuts every connection through it. */
+  /** Stops listening and cuts every connection through it, both sides. */
   close(): void {
     this.server.close();
     for (const socket of this.open) socket.destroy();
+    for (const upstream of this.upstreams) upstream.destroy();
+    this.agent.destroy();
   }
 
   private allowed(host: string, port: number): boolean {
     return port >= 1 && port <= 65_535 && hostAllowed(this.patterns, host, port);
+  }
+
+  /** Counts `upstream` among the connections to hosts until it closes; `close` cuts it. */
+  private hold(upstream: Socket | ClientRequest): void {
+    this.upstreams.add(upstream);
+    upstream.once('close', () => this.upstreams.delete(upstream));
   }
 
   private tunnel(request: IncomingMessage, client: Socket, head: Buffer): void {
@@ -96,10 +129,15 @@ export class NetworkProxy {
     const port = Number(match?.[2]);
     if (match === null || !this.allowed(host, port)) {
       this.onRefused(target);
-      client.end(refusal(target));
+      client.end(statusText(403, refusedText(target)));
+      return;
+    }
+    if (this.upstreams.size >= MAX_CONNECTIONS) {
+      client.end(statusText(503, busyText()));
       return;
     }
     const upstream = connect({ host, port });
+    this.hold(upstream);
     let connected = false;
     upstream.setTimeout(CONNECT_TIMEOUT_MS, () => upstream.destroy(new Error('timed out')));
     upstream.once('connect', () => {
@@ -112,7 +150,7 @@ export class NetworkProxy {
     });
     upstream.on('error', (error) => {
       if (connected) client.destroy();
-      else client.end(statusText(502, `cannot reach ${target}: ${error.message}`));
+      else client.end(statusText(502, `tether: cannot reach ${target}: ${error.message}\n`));
     });
     upstream.once('close', () => client.destroy());
     client.once('close', () => upstream.destroy());
@@ -136,25 +174,54 @@ export class NetworkProxy {
       answer(response, 403, refusedText(target));
       return;
     }
-    const headers = { ...request.headers };
-    for (const name of HOP_HEADERS) delete headers[name];
+    if (this.upstreams.size >= MAX_CONNECTIONS) {
+      answer(response, 503, busyText());
+      return;
+    }
+    // The host it goes to is the one allowed, whatever the request's own Host said.
+    const headers: OutgoingHttpHeaders = { ...passedOn(request.headers), host: url.host };
     const upstream = httpRequest(
-      { host, port, method: request.method, path: `${url.pathname}${url.search}`, headers },
-      (upstreamAnswer) => {
-        response.writeHead(upstreamAnswer.statusCode ?? 502, upstreamAnswer.headers);
-        upstreamAnswer.pipe(response);
+      {
+        host,
+        port,
+        method: request.method,
+        path: `${url.pathname}${url.search}`,
+        headers,
+        agent: this.agent,
+      },
+      (reply) => {
+        const status = reply.statusCode ?? 0;
+        try {
+          if (status < 200 || status > 599) throw new Error(`an answer with status ${status}`);
+          response.writeHead(status, passedOn(reply.headers));
+        } catch (error) {
+          // An answer this proxy cannot pass on as it came: the request fails, nothing throws.
+          reply.destroy();
+          fail(error instanceof Error ? error : new Error(String(error)));
+          return;
+        }
+        reply.pipe(response);
       },
     );
+    const fail = (error: Error) => {
+      if (response.headersSent) response.destroy();
+      else answer(response, 502, `tether: cannot reach ${target}: ${error.message}\n`);
+      upstream.destroy();
+    };
+    this.hold(upstream);
     upstream.setTimeout(CONNECT_TIMEOUT_MS, () => upstream.destroy(new Error('timed out')));
-    upstream.on('error', (error) => {
-      if (response.headersSent) {
-        response.destroy();
-        return;
-      }
-      answer(response, 502, `tether: cannot reach ${target}: ${error.message}\n`);
-    });
+    upstream.on('error', fail);
+    // The sandbox's side gone (or answered in full): the host's side goes too.
+    response.once('close', () => upstream.destroy());
     request.pipe(upstream);
   }
+}
+
+/** `headers` without those about one hop. */
+function passedOn(headers: IncomingHttpHeaders): OutgoingHttpHeaders {
+  const kept: OutgoingHttpHeaders = { ...headers };
+  for (const name of HOP_HEADERS) delete kept[name];
+  return kept;
 }
 
 /** Answers `response` with `status` and `text`, its length said (never chunked). */
@@ -170,16 +237,16 @@ function refusedText(target: string): string {
   return `tether: this sandbox may not reach ${target}: it is not among the hosts its config allows\n`;
 }
 
-function refusal(target: string): string {
-  return statusText(403, refusedText(target).trimEnd());
+function busyText(): string {
+  return `tether: this sandbox has ${MAX_CONNECTIONS} connections open through the proxy already\n`;
 }
 
+const REASONS = { 403: 'Forbidden', 502: 'Bad Gateway', 503: 'Service Unavailable' } as const;
+
 /** A whole HTTP/1.1 answer with `status` and a text body, for a socket outside the server. */
-function statusText(status: 403 | 502, body: string): string {
-  const reason = status === 403 ? 'Forbidden' : 'Bad Gateway';
-  const text = `${body}\n`;
+function statusText(status: keyof typeof REASONS, text: string): string {
   return (
-    `HTTP/1.1 ${status} ${reason}\r\ncontent-type: text/plain\r\n` +
+    `HTTP/1.1 ${status} ${REASONS[status]}\r\ncontent-type: text/plain\r\n` +
     `content-length: ${Buffer.byteLength(text)}\r\nconnection: close\r\n\r\n${text}`
   );
 }

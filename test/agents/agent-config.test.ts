@@ -63,7 +63,7 @@ describe('agents config', () => {
         'config file DIR/config.json agents.b.colour: unknown setting',
         'config file DIR/config.json agents.c.cwd: expected an absolute path',
         'config file DIR/config.json agents.d.env.TOKEN.keychain: expected "service/account"',
-        'config file DIR/config.json agents.e.network[1]: expected a host name, *.name or name:port (as api.anthropic.com or *.github.com)',
+        'config file DIR/config.json agents.e.network[1]: expected a host name, *.name, name:port or an IPv4 address (as api.anthropic.com or *.github.com)',
         'config file DIR/config.json agents.f.network: expected a list of host names',
         expect.stringMatching(/agents\.bad name: expected an agent name/),
       ]),

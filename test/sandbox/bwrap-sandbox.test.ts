@@ -172,6 +172,19 @@ describe.skipIf(!bwrap)('commands in bubblewrap (needs bwrap; skipped without it
     expect(allowed.content).toContain('hello from the host');
   });
 
+  // Only on a machine with Nix: its daemon builds and fetches whatever it is asked.
+  it.skipIf(!existsSync('/nix/var/nix/daemon-socket'))(
+    "cannot reach the Nix daemon's socket, even with the network",
+    async () => {
+      const result = await run(
+        { command: 'ls -A /nix/var/nix/daemon-socket', sandbox: { network: true } },
+        { unattended: false },
+      );
+      expect(result.status).toBe('succeeded');
+      expect(result.content.trim()).toMatch(/, no output$/);
+    },
+  );
+
   it('says which protected paths a command created (bubblewrap cannot refuse a new name)', async () => {
     const result = await run({ command: 'touch .env.local notes.txt' });
     expect(result.status).toBe('failed');

@@ -23,7 +23,9 @@ describe('host patterns', () => {
 
   it('match the name asked for, its port, and names below a star', () => {
     expect(hostAllowed(patterns, 'api.example.com', 443)).toBe(true);
-    expect(hostAllowed(patterns, 'API.Example.COM.', 80)).toBe(true);
+    expect(hostAllowed(patterns, 'API.Example.COM.', 443)).toBe(true);
+    // Plain HTTP only where a port says so.
+    expect(hostAllowed(patterns, 'api.example.com', 80)).toBe(false);
     expect(hostAllowed(patterns, 'api.example.com', 22)).toBe(false);
     expect(hostAllowed(patterns, 'evil-api.example.com', 443)).toBe(false);
     expect(hostAllowed(patterns, 'api.example.com.evil.test', 443)).toBe(false);
@@ -35,8 +37,11 @@ describe('host patterns', () => {
     expect(hostAllowed(patterns, '10.0.0.8', 443)).toBe(false);
   });
 
-  it('refuse what is not a host: a whole top-level domain, a path, a bad port, a URL', () => {
-    for (const text of ['*.com', '*', 'a/b', 'host:0', 'host:65536', 'https://a.b', '', 'a..b']) {
+  it('refuse what is not a host: a whole top-level domain, a path, a bad port, a URL, a part address', () => {
+    const refused = ['*.com', '*', 'a/b', 'host:0', 'host:65536', 'https://a.b', '', 'a..b'];
+    // The resolver reads `127.1` and `*.0.1`'s `127.0.1` as 127.0.0.1.
+    refused.push('127.1', '127.0.1', '*.0.1', '*.1.2.3', '2130706433', '256.1.1.1', '01.2.3.4');
+    for (const text of refused) {
       expect(parseHostPattern(text), text).toBeNull();
     }
   });
