@@ -14,13 +14,14 @@
  *   npm run bench:agent-network   (or node dist/bench/agent-network.js [start] [requests] [transfer])
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync } from 'node:fs';
+import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { PolicyConfig, sandboxSecrets } from '../host/policy/index.js';
 import { detectSandbox, Sandbox, spawnWrapped } from '../host/sandbox/index.js';
 import type { SandboxRequest } from '../host/sandbox/index.js';
+import { hostCpuNs } from './host-process.js';
 
 const START_ROUNDS = 30;
 const WARM_UP = 3;
@@ -40,18 +41,8 @@ const median = (values: readonly number[]) =>
   [...values].sort((a, b) => a - b)[values.length >> 1] ?? Number.NaN;
 const fixed = (value: number, digits = 2) => value.toFixed(digits);
 
-/** This process's CPU so far in ms: every thread's time on a CPU (schedstat, ns). */
-function cpuMs(): number {
-  let ns = 0;
-  for (const task of readdirSync('/proc/self/task')) {
-    try {
-      ns += Number(readFileSync(`/proc/self/task/${task}/schedstat`, 'utf8').split(' ')[0]);
-    } catch {
-      // The thread ended since the listing.
-    }
-  }
-  return ns / 1e6;
-}
+/** This process's CPU so far in ms: every thread's time on a CPU (schedstat). */
+const cpuMs = () => hostCpuNs(process.pid) / 1e6;
 
 /**
  * A loopback HTTP server in its own process: `/` answers `ok`, `/bulk` sends
