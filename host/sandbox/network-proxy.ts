@@ -203,16 +203,21 @@ export class NetworkProxy {
         reply.pipe(response);
       },
     );
+    let closed = false;
     const fail = (error: Error) => {
+      upstream.destroy();
+      if (closed) return;
       if (response.headersSent) response.destroy();
       else answer(response, 502, `tether: cannot reach ${target}: ${error.message}\n`);
-      upstream.destroy();
     };
     this.hold(upstream);
     upstream.setTimeout(CONNECT_TIMEOUT_MS, () => upstream.destroy(new Error('timed out')));
     upstream.on('error', fail);
     // The sandbox's side gone (or answered in full): the host's side goes too.
-    response.once('close', () => upstream.destroy());
+    response.once('close', () => {
+      closed = true;
+      upstream.destroy();
+    });
     request.pipe(upstream);
   }
 }

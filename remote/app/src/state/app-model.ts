@@ -149,11 +149,11 @@ export class AppModel {
     if (entry.saveTimer !== undefined) clearTimeout(entry.saveTimer);
     await this.client.forget(hostId);
     await this.cache.forget(hostId);
+    this.changed();
     // Its tasks kept with their files: gone with it (their own chunk, loaded only if any).
     if (await keepsUploadJobs(this.storage)) {
       await (await import('./upload-jobs.js')).forgetHostJobs(hostId, this);
     }
-    this.changed();
   }
 
   /** How many tasks refused by a host this device keeps (state/upload-jobs.ts). */
