@@ -21,9 +21,7 @@ import { withoutCredentials } from './git-config-credentials.js';
 import { seatbeltCommand } from './seatbelt-profile.js';
 import { gitConfigTargets } from './git-config-targets.js';
 import { keyringFilter } from './keyring-filter.js';
-import { bridgedCommand, proxyEnvironment } from './network-bridge.js';
-import { parseHostPattern, type HostPattern } from './network-hosts.js';
-import { NetworkProxy } from './network-proxy.js';
+import { hostPatterns, startNetworkFilter, type NetworkFilter } from './network-filter.js';
 import {
   changedSecrets,
   GIT_CODE_ENTRIES,
@@ -176,20 +174,15 @@ export class Sandbox {
       seccompFile = path.join(callDir, 'keyring.bpf');
       writeFileSync(seccompFile, filter, { mode: 0o400 });
     }
-    // The proxy's socket in the call's temporary folder, which bubblewrap shows.
-    const socket = path.join(tempDir, '.tether-proxy');
-    let proxy: NetworkProxy | null = null;
+    let network: NetworkFilter | null = null;
     if (patterns.length > 0) {
-      const address = status.kind === 'bwrap' ? { socket } : ({ loopback: true } as const);
       try {
-        proxy = await NetworkProxy.start(patterns, address, onRefusedHost);
+        network = await startNetworkFilter(status.kind, patterns, tempDir, onRefusedHost);
       } catch (error) {
         removeCallFolder(callDir);
         throw error;
       }
     }
-    // bubblewrap: the bridge to the proxy's socket runs with the host's own node.
-    const node = proxy !== null && status.kind === 'bwrap' ? realpathSync(process.execPath) : null;
     const plan: SandboxPlan = {
       workspace,
       writable,
@@ -208,12 +201,12 @@ export class Sandbox {
       replaced,
       hiddenPatterns: secrets.patterns,
       network: request?.hosts === undefined && request?.network === true,
-      proxyPort: proxy?.port ?? null,
+      proxyPort: network?.proxyPort ?? null,
       home,
       programFolders: [
         ...programFolders(process.env['PATH'] ?? '', writable),
         ...(request?.read ?? []),
-        ...(node === null ? [] : [path.dirname(node)]),
+        ...(network?.programFolder ? [network.programFolder] : []),
       ],
       gitReadOnly,
     };
@@ -222,24 +215,12 @@ export class Sandbox {
       plan,
       capped: before.capped,
       wrap: (argv, cwd) => {
-        if (status.kind !== 'bwrap') {
-          const wrapped = seatbeltCommand(plan, argv);
-          if (plan.proxyPort === null) return wrapped;
-          return { ...wrapped, env: proxyEnvironment(`http://127.0.0.1:${plan.proxyPort}`) };
-        }
-        if (node === null) {
-          return bwrapCommand(status.program, plan, argv, cwd, replacedFiles, seccompFile);
-        }
-        const bridged = bridgedCommand(node, socket, argv);
-        const wrapped = bwrapCommand(
-          status.program,
-          plan,
-          bridged.argv,
-          cwd,
-          replacedFiles,
-          seccompFile,
-        );
-        return { ...wrapped, env: bridged.env };
+        const inside = network?.command(argv) ?? { argv: [...argv], env: undefined };
+        const wrapped =
+          status.kind === 'bwrap'
+            ? bwrapCommand(status.program, plan, inside.argv, cwd, replacedFiles, seccompFile)
+            : seatbeltCommand(plan, inside.argv);
+        return inside.env === undefined ? wrapped : { ...wrapped, env: inside.env };
       },
       finish: () => {
         if (finished) return { changed: [], removed: [] };
@@ -256,21 +237,12 @@ export class Sandbox {
             before.gitDirs.includes(path.dirname(absolute)) &&
             removeEntry(absolute),
         );
-        proxy?.close();
+        network?.close();
         removeCallFolder(callDir);
         return { changed, removed };
       },
     };
   }
-}
-
-/** The patterns of `hosts`, validated with the config that named them. */
-function hostPatterns(hosts: readonly string[]): HostPattern[] {
-  return hosts.map((host) => {
-    const pattern = parseHostPattern(host);
-    if (pattern === null) throw new Error(`not a host a sandbox may reach: ${host}`);
-    return pattern;
-  });
 }
 
 /**
