@@ -367,7 +367,10 @@ export class WebKitPage {
       await this.evaluate(
         `const ids = [...document.querySelectorAll('[data-testid]')].map((element) => element.dataset.testid);
          const text = (document.body?.innerText ?? '').replace(/\\s+/g, ' ').slice(0, 400);
-         return location.href + ' ids [' + ids.join(' ') + '] text "' + text + '"';`,
+         const fields = [...document.querySelectorAll('input, textarea, button')]
+           .filter((field) => field.dataset.testid !== undefined && (field.value || field.disabled))
+           .map((field) => field.dataset.testid + (field.disabled ? ' (disabled)' : '') + (field.value ? '=' + JSON.stringify(field.value.slice(0, 60)) : ''));
+         return location.href + ' ids [' + ids.join(' ') + '] fields [' + fields.join(', ') + '] text "' + text + '"';`,
       ),
     );
   }
@@ -385,6 +388,13 @@ export class WebKitPage {
    */
   async click(css: string): Promise<void> {
     const id = await this.element(css);
+    // WebDriver presses a disabled control without a word, and nothing happens: a page
+    // still applying what was typed (a button enabled by the text's state) is waited for.
+    await this.waitFor(
+      `${css} to be enabled`,
+      'return document.querySelector(arguments[0])?.disabled !== true;',
+      css,
+    );
     await this.evaluate(
       'document.querySelector(arguments[0]).scrollIntoView({ block: "center" });',
       css,
