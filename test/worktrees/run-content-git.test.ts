@@ -5,7 +5,15 @@
  * conflicting file named in git's quoted form, or keep its worktree from being removed.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -191,9 +199,15 @@ describe("a run's files given to the host's git", () => {
 
   it('are removed with their worktree, even a folder the run made unreadable', () => {
     // File modes bind only a user who is not root: as root the scenario runs as nobody.
-    // It uses the built host (npm run build): a child process cannot load the sources.
+    // It uses the built host (npm run build): a child process cannot load the sources. The
+    // built folder is copied beside the scenario (it imports only node: modules), because
+    // nobody may not be able to reach this checkout (CI's Node 24 clone is in a 0700 folder).
     const scenario = path.join(dir.path, 'scenario.mjs');
-    const built = fileURLToPath(new URL('../../dist/host/worktrees/index.js', import.meta.url));
+    const builtFolder = path.join(dir.path, 'worktrees');
+    cpSync(fileURLToPath(new URL('../../dist/host/worktrees', import.meta.url)), builtFolder, {
+      recursive: true,
+    });
+    const built = path.join(builtFolder, 'index.js');
     writeFileSync(
       scenario,
       `
