@@ -295,5 +295,7 @@ export const McpServerInfo = z.looseObject({
   state: z.enum(MCP_SERVER_STATES),
   tools: z.array(z.string()),
   lastError: z.optional(z.string()),
+  /** A stdio server: what the OS sandbox lets it touch (absent from older hosts). */
+  sandbox: z.optional(CommandSandbox),
 });
 export type McpServerInfo = z.infer<typeof McpServerInfo>;

@@ -3,8 +3,8 @@
  * from the Keychain or their 0600 files (as MCP servers' are), the minimal environment it
  * inherits, and its writable folders as real paths.
  */
-import { realpathSync } from 'node:fs';
 import {
+  existingRealPaths,
   INHERITED_ENV,
   plainSecrets,
   readSecret,
@@ -55,20 +55,8 @@ export async function resolveAgents(
       secrets.push(secret);
       env[entry] = secret;
     }
-    const realPaths = (key: 'writable' | 'readable'): string[] =>
-      (settings[key] ?? []).flatMap((path, index) => {
-        try {
-          return [realpathSync(path)];
-        } catch {
-          issues.push({
-            field: `${field}.${key}.${index}`,
-            message: `${path} does not exist: create it, or leave it out`,
-          });
-          return [];
-        }
-      });
-    const writable = realPaths('writable');
-    const readable = realPaths('readable');
+    const writable = existingRealPaths(settings.writable, `${field}.writable`, issues);
+    const readable = existingRealPaths(settings.readable, `${field}.readable`, issues);
     agents.push({
       name,
       command: settings.command,

@@ -68,9 +68,13 @@ function groupRecord(store: Store, log: Logger): ServerGroupRecord {
   };
 }
 
-/** The MCP servers, their process groups recorded in the store while it can commit. */
-function mcpServers(secrets: HostSecrets, store: Store, log: Logger): McpServers {
+/**
+ * The MCP servers, each stdio one in `sandbox`, their process groups recorded in the store
+ * while it can commit.
+ */
+function mcpServers(secrets: HostSecrets, store: Store, sandbox: Sandbox, log: Logger): McpServers {
   return new McpServers(secrets.mcpServers, {
+    sandbox,
     log,
     version: VERSION,
     mask: (text) => secrets.redactor.foreignText(text),
@@ -102,7 +106,7 @@ export function createHostRuntime(
     platform: process.platform,
     searchPath: process.env['PATH'] ?? '',
   });
-  const mcp = mcpServers(secrets, store, log.child({ component: 'mcp' }));
+  const mcp = mcpServers(secrets, store, sandbox, log.child({ component: 'mcp' }));
   const agents = hostAgents(secrets, store, sandbox, log.child({ component: 'agents' }));
   const policy = createHostPolicy({
     policy: config.policy,

@@ -3,11 +3,12 @@
  * StdioClientTransport spawns the server in the host's group, where neither a stop nor the
  * next start after a crash could reach the server's own children. The framing is the SDK's.
  */
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { spawnWrapped, type WrappedCommand } from '../sandbox/index.js';
 import { killProcessGroup } from '../tools/index.js';
 
 /** A line of stderr is cut to this many characters before it is logged. */
@@ -16,10 +17,14 @@ const STDERR_LINE_MAX = 2000;
 const MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
 
 export interface GroupStdioOptions {
-  command: string;
-  args: readonly string[];
+  /** The program and its arguments, as the sandbox wrapped them (or as configured). */
+  launch: WrappedCommand;
   env: Readonly<Record<string, string>>;
-  cwd?: string;
+  cwd: string;
+  /** A bubblewrap sandbox leads the group (./process-group.ts spares its two on TERM). */
+  sandboxed: boolean;
+  /** After the group is stopped (or found gone): the sandbox's folders are removed. */
+  onStopped?(): void;
   /** How long a stopping server has after SIGTERM before SIGKILL. */
   graceMs: number;
   /** The new group's id, right after the spawn (recorded so a crashed host's is killed). */
@@ -48,12 +53,18 @@ export class GroupStdioTransport implements Transport {
     if (this.child !== null) throw new Error('the MCP server process is already started');
     const { options } = this;
     return new Promise((resolve, reject) => {
-      const child = spawn(options.command, [...options.args], {
-        env: { ...options.env },
-        stdio: ['pipe', 'pipe', 'pipe'],
-        detached: true,
-        ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
-      });
+      let child: ChildProcessWithoutNullStreams;
+      try {
+        child = spawnWrapped(options.launch, {
+          cwd: options.cwd,
+          env: { ...options.env },
+          stdin: 'pipe',
+        }) as ChildProcessWithoutNullStreams;
+      } catch (error) {
+        void this.stopGroup();
+        reject(error instanceof Error ? error : new Error(String(error)));
+        return;
+      }
       this.child = child;
       child.once('error', (error) => {
         reject(error);
@@ -113,14 +124,21 @@ export class GroupStdioTransport implements Transport {
   }
 
   private stopGroup(): Promise<void> {
+    const { options } = this;
     const pgid = this.pgid;
-    if (pgid === null) return Promise.resolve();
-    this.stopping ??= killProcessGroup(pgid, this.options.graceMs).then(
-      (stop) => {
-        if (stop.gone) this.options.onGroupGone(pgid);
-      },
-      (error: unknown) => this.onerror?.(error instanceof Error ? error : new Error(String(error))),
-    );
+    if (pgid === null) {
+      this.stopping ??= Promise.resolve().then(() => options.onStopped?.());
+      return this.stopping;
+    }
+    this.stopping ??= killProcessGroup(pgid, options.graceMs, undefined, options.sandboxed)
+      .then(
+        (stop) => {
+          if (stop.gone) options.onGroupGone(pgid);
+        },
+        (error: unknown) =>
+          this.onerror?.(error instanceof Error ? error : new Error(String(error))),
+      )
+      .finally(() => options.onStopped?.());
     return this.stopping;
   }
 }

@@ -5,6 +5,7 @@
 export { AbsolutePath, EnvName, McpConfig, SecretValue } from './mcp-config.js';
 export { McpServers } from './mcp-servers.js';
 export {
+  existingRealPaths,
   INHERITED_ENV,
   McpSettingsError,
   plainSecrets,

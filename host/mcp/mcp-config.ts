@@ -4,6 +4,7 @@
  */
 import { isAbsolute } from 'node:path';
 import { z } from 'zod';
+import { NetworkHost } from '../sandbox/index.js';
 
 /** Server names: no underscore, so `mcp__<server>__<tool>` splits one way only. */
 const SERVER_NAME = /^[A-Za-z0-9-]{1,32}$/;
@@ -49,6 +50,23 @@ const McpServerSettings = z
       args: z.array(z.string(), { error: 'expected a list of arguments' }).optional(),
       env: z.record(EnvName, SecretValue, { error: 'expected an object' }).optional(),
       cwd: AbsolutePath.optional(),
+      /**
+       * stdio: run inside the OS sandbox (default true). `false` runs the server with the
+       * host's own rights, as the Tools screen warns.
+       */
+      sandbox: z.boolean({ error: 'expected true or false' }).optional(),
+      /** Folders or files the server may change in the sandbox (absolute; they must exist). */
+      writable: z.array(AbsolutePath, { error: 'expected a list of absolute paths' }).optional(),
+      /** Folders outside the system's and the home folder's toolchains it reads (absolute). */
+      readable: z.array(AbsolutePath, { error: 'expected a list of absolute paths' }).optional(),
+      /**
+       * The only hosts it may reach, through the host's proxy (`api.github.com`,
+       * `*.example.com`, `host:port`); `[]` for none. Absent: all of the network.
+       */
+      network: z
+        .array(NetworkHost, { error: 'expected a list of host names' })
+        .max(64, { error: 'expected at most 64 hosts' })
+        .optional(),
       /** Streamable HTTP: the endpoint and its request headers. */
       url: z.url({ protocol: /^https?$/, error: 'expected an http or https URL' }).optional(),
       headers: z.record(HeaderName, SecretValue, { error: 'expected an object' }).optional(),
@@ -81,7 +99,9 @@ const McpServerSettings = z
       });
       return;
     }
-    const misplaced = stdio ? (['headers'] as const) : (['args', 'env', 'cwd'] as const);
+    const misplaced = stdio
+      ? (['headers'] as const)
+      : (['args', 'env', 'cwd', 'sandbox', 'writable', 'readable', 'network'] as const);
     for (const key of misplaced) {
       if (server[key] === undefined) continue;
       ctx.addIssue({
@@ -89,6 +109,16 @@ const McpServerSettings = z
         path: [key],
         message: stdio ? 'only for a url server' : 'only for a command (stdio) server',
       });
+    }
+    if (server.sandbox === false) {
+      for (const key of ['writable', 'readable', 'network'] as const) {
+        if (server[key] === undefined) continue;
+        ctx.addIssue({
+          code: 'custom',
+          path: [key],
+          message: 'only for a server in the sandbox: remove it, or sandbox: false',
+        });
+      }
     }
   });
 export type McpServerSettings = z.output<typeof McpServerSettings>;

@@ -10,10 +10,12 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { McpServerInfo } from '../../protocol/index.js';
 import type { Logger } from '../log/index.js';
+import type { Sandbox } from '../sandbox/index.js';
 import type { ToolContext, ToolResult } from '../tools/index.js';
 import { boundedFetch } from './bounded-fetch.js';
 import type * as McpSdk from './mcp-sdk.js';
 import type { McpTool } from './mcp-tool.js';
+import { serverSandboxScope, serverStart } from './server-start.js';
 import type { McpServerSpec, McpServerState, ServerGroupRecord } from './types.js';
 import { errorMessage } from '../../protocol/index.js';
 
@@ -49,6 +51,8 @@ const LIST_PAGES_MAX = 20;
 
 export interface ConnectionDeps {
   log: Logger;
+  /** The machine's OS sandbox, which a stdio server runs in unless its config says not. */
+  sandbox: Sandbox;
   groups: ServerGroupRecord;
   limits: ConnectionLimits;
   version: string;
@@ -70,6 +74,8 @@ export class McpConnection {
   private connectedAt = 0;
   private restartTimer: NodeJS.Timeout | null = null;
   private stopped = false;
+  /** The server's last line of stderr (masked), said when it closes the connection. */
+  private lastStderr: string | undefined;
   private readonly log: Logger;
 
   constructor(
@@ -86,6 +92,9 @@ export class McpConnection {
       state: this.state,
       tools: [...this.tools.values()].map((tool) => tool.definition.name),
       ...(this.lastError === undefined ? {} : { lastError: this.lastError }),
+      ...(this.spec.transport === 'stdio'
+        ? { sandbox: serverSandboxScope(this.spec, this.deps.sandbox.status) }
+        : {}),
     };
   }
 
@@ -132,7 +141,13 @@ export class McpConnection {
     }
     if (this.stopped) return;
     this.sdk = sdk;
-    const transport = this.makeTransport(sdk);
+    let transport: Transport;
+    try {
+      transport = await this.makeTransport(sdk);
+    } catch (error) {
+      this.lost(`cannot start: ${errorMessage(error)}`);
+      return;
+    }
     this.transport = transport;
     const client = new sdk.Client(
       { name: 'tether', version: this.deps.version },
@@ -146,7 +161,7 @@ export class McpConnection {
     const closed = () => {
       if (this.client !== client) return;
       this.client = null;
-      this.lost('the server closed the connection');
+      this.lost(this.closedWhy('the server closed the connection'));
     };
     try {
       await client.connect(transport, { timeout: this.deps.limits.connectTimeoutMs });
@@ -169,11 +184,18 @@ export class McpConnection {
       await transport.close().catch(() => undefined);
       if (this.stopped) return;
       this.client = null;
-      this.lost(`cannot connect: ${errorMessage(error)}`);
+      this.lost(this.closedWhy(`cannot connect: ${errorMessage(error)}`));
     }
   }
 
-  private makeTransport(sdk: Sdk): Transport {
+  /** `why`, with the server's last line of stderr when it wrote one. */
+  private closedWhy(why: string): string {
+    const line = this.lastStderr;
+    this.lastStderr = undefined;
+    return line === undefined ? why : `${why} (its last line on stderr: ${line})`;
+  }
+
+  private async makeTransport(sdk: Sdk): Promise<Transport> {
     const { spec } = this;
     if (spec.transport === 'http') {
       return new sdk.StreamableHTTPClientTransport(new URL(spec.url), {
@@ -182,15 +204,23 @@ export class McpConnection {
       });
     }
     const { groups } = this.deps;
+    const stderrLine = (line: string) => {
+      this.lastStderr = this.deps.mask?.(line) ?? line;
+      this.log.info('mcp server stderr', { line });
+    };
+    const start = await serverStart(spec, this.deps.sandbox, {
+      onRefusedHost: (target) =>
+        stderrLine(
+          `tether: refused a connection to ${target}, not in mcp.servers.${spec.name}.network`,
+        ),
+      onChangedProtected: (paths) => this.log.warn('mcp server changed protected paths', { paths }),
+    });
     return new sdk.GroupStdioTransport({
-      command: spec.command,
-      args: spec.args,
-      env: spec.env,
-      ...(spec.cwd === undefined ? {} : { cwd: spec.cwd }),
+      ...start,
       graceMs: this.deps.limits.stopGraceMs,
       onGroup: (pgid) => groups.add({ pgid, server: spec.name, startedAt: Date.now() }),
       onGroupGone: (pgid) => groups.remove(pgid),
-      onStderrLine: (line) => this.log.info('mcp server stderr', { line }),
+      onStderrLine: stderrLine,
     });
   }
 

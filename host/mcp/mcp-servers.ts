@@ -6,6 +6,7 @@ import { uptime } from 'node:os';
 import type { McpServerInfo } from '../../protocol/index.js';
 import type { Logger } from '../log/index.js';
 import type { PolicyDecision } from '../policy/index.js';
+import type { Sandbox } from '../sandbox/index.js';
 import { killProcessGroup, type ToolDefinition } from '../tools/index.js';
 import {
   DEFAULT_CONNECTION_LIMITS,
@@ -17,6 +18,8 @@ import type { McpServerSpec, ServerGroupRecord } from './types.js';
 
 export interface McpServersOptions {
   log: Logger;
+  /** The machine's OS sandbox: each stdio server runs in it unless its config says not. */
+  sandbox: Sandbox;
   groups: ServerGroupRecord;
   version: string;
   limits?: Partial<ConnectionLimits>;
@@ -40,6 +43,7 @@ export class McpServers {
     for (const spec of specs) {
       const connection = new McpConnection(spec, {
         log: options.log,
+        sandbox: options.sandbox,
         groups: options.groups,
         limits,
         version: options.version,

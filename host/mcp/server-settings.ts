@@ -2,9 +2,10 @@
  * From the `mcp` config section to what the host starts: each server's secrets read from
  * the Keychain or their 0600 files, and the environment a stdio server gets.
  */
+import { realpathSync } from 'node:fs';
 import { isSecretFieldName } from '../log/index.js';
 import type { McpConfig, McpServerSettings, SecretValue } from './mcp-config.js';
-import type { McpServerSpec } from './types.js';
+import type { McpServerSandbox, McpServerSpec } from './types.js';
 import { errorMessage } from '../../protocol/index.js';
 
 /**
@@ -104,6 +105,7 @@ export async function resolveMcpServers(
         args: settings.args ?? [],
         env: { ...inherited, ...(await values(settings.env, 'env')) },
         ...(settings.cwd === undefined ? {} : { cwd: settings.cwd }),
+        sandbox: settings.sandbox === false ? null : serverSandbox(settings, field, issues),
       });
     } else if (settings.url !== undefined) {
       secrets.push(...urlSecrets(settings.url));
@@ -186,6 +188,51 @@ function commonOf(name: string, settings: McpServerSettings) {
     trustHints: settings.trustHints ?? false,
     callTimeoutMs: settings.callTimeoutMs ?? 60_000,
   } as const;
+}
+
+/** What a stdio server's sandbox holds: its paths as real paths (`cwd` readable). */
+function serverSandbox(
+  settings: McpServerSettings,
+  field: string,
+  issues: McpSettingIssue[],
+): McpServerSandbox {
+  const writable = existingRealPaths(settings.writable, `${field}.writable`, issues);
+  const readable = existingRealPaths(settings.readable, `${field}.readable`, issues);
+  const cwd = existingRealPaths(
+    settings.cwd === undefined ? undefined : [settings.cwd],
+    `${field}.cwd`,
+    issues,
+    true,
+  );
+  return {
+    writable,
+    readable: [...readable, ...cwd],
+    ...(settings.network === undefined ? {} : { network: settings.network }),
+  };
+}
+
+/**
+ * `paths` (a list in the config at `field`) as real paths; each that does not exist is
+ * an issue named `field[<index>]`, as the config loader names list items (`field` alone for
+ * a single path).
+ */
+export function existingRealPaths(
+  paths: readonly string[] | undefined,
+  field: string,
+  issues: McpSettingIssue[],
+  single = false,
+): string[] {
+  return (paths ?? []).flatMap((path, index) => {
+    try {
+      return [realpathSync(path)];
+    } catch {
+      issues.push({
+        field: single ? field : `${field}[${index}]`,
+        message: `${path} does not exist: create it, or leave it out`,
+      });
+      return [];
+    }
+  });
 }
 
 export async function readSecret(

@@ -27,12 +27,24 @@ export type McpServerSpec =
       /** The whole environment of the process: the minimal inherited one plus `env`. */
       env: Readonly<Record<string, string>>;
       cwd?: string;
+      /** What the OS sandbox lets it touch; null when the config says `sandbox: false`. */
+      sandbox: McpServerSandbox | null;
     })
   | (McpServerCommon & {
       transport: 'http';
       url: string;
       headers: Readonly<Record<string, string>>;
     });
+
+/** A stdio server's sandbox beyond the default (no writes, the host's reads, no secrets). */
+export interface McpServerSandbox {
+  /** Real paths it may change. */
+  writable: readonly string[];
+  /** Real paths it reads outside the system's folders (its `cwd` among them). */
+  readable: readonly string[];
+  /** The only hosts it may reach (network-hosts patterns); absent: all of the network. */
+  network?: readonly string[];
+}
 
 export type McpServerState = McpServerInfo['state'];
 

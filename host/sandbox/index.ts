@@ -8,4 +8,4 @@ export { detectSandbox } from './detect-sandbox.js';
 export { NetworkHost } from './network-hosts.js';
 export { isInside } from './path-inside.js';
 export { spawnWrapped } from './spawn-wrapped.js';
-export type { SandboxRequest, SandboxStatus } from './types.js';
+export type { SandboxRequest, SandboxStatus, WrappedCommand } from './types.js';

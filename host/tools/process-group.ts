@@ -24,11 +24,13 @@ const KILL_CONFIRM_MS = 5000;
  * time until none is left. `signal` cuts the grace period short: SIGKILL follows at once.
  * Refuses (throws a RangeError) a pgid ≤ 1 and the host's own group: the runtime uses it
  * to kill groups left behind by a crashed host, whose ids come from the store.
+ * `sandboxed`: as {@link stopProcessGroup}'s.
  */
 export async function killProcessGroup(
   pgid: number,
   graceMs: number,
   signal?: AbortSignal,
+  sandboxed = false,
 ): Promise<GroupStop> {
   if (!Number.isSafeInteger(pgid) || pgid <= 1) {
     throw new RangeError(`refusing to kill process group ${pgid}`);
@@ -36,7 +38,7 @@ export async function killProcessGroup(
   if (pgid === (await ownProcessGroup())) {
     throw new RangeError(`refusing to kill the host's own process group ${pgid}`);
   }
-  return stopProcessGroup(pgid, graceMs, signal);
+  return stopProcessGroup(pgid, graceMs, signal, sandboxed);
 }
 
 /**

@@ -125,7 +125,7 @@ describe('agents config', () => {
         message: `the secret file ${join(dir.path, 'none')} does not exist`,
       },
       {
-        field: 'agents.claude.writable.0',
+        field: 'agents.claude.writable[0]',
         message: `${join(dir.path, 'nope')} does not exist: create it, or leave it out`,
       },
     ]);

@@ -4,7 +4,7 @@
  * server's environment is the minimal one plus its own `env`.
  */
 import { spawnSync } from 'node:child_process';
-import { chmodSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadHostConfig, redactedConfig } from '../../host/config/index.js';
@@ -45,6 +45,9 @@ describe('mcp config', () => {
             f: { command: 'x', policy: 'maybe', tools: { t: 'sometimes' } },
             g: { command: 'x', env: { TOKEN: { keychain: 'no-slash' } } },
             h: { command: 'x', env: { TOKEN: { file: 'relative/path' } } },
+            i: { url: 'http://127.0.0.1:1/mcp', writable: ['/tmp'] },
+            j: { command: 'x', sandbox: false, network: ['api.github.com'] },
+            k: { command: 'x', sandbox: 'no', writable: ['tmp'], network: ['*.com'] },
             bad_name: { command: 'x' },
           },
           extra: true,
@@ -61,6 +64,11 @@ describe('mcp config', () => {
         'mcp.servers.f.tools.t: expected allow, ask or deny',
         'mcp.servers.g.env.TOKEN.keychain: expected "service/account"',
         'mcp.servers.h.env.TOKEN.file: expected an absolute path',
+        'mcp.servers.i.writable: only for a command (stdio) server',
+        'mcp.servers.j.network: only for a server in the sandbox: remove it, or sandbox: false',
+        'mcp.servers.k.sandbox: expected true or false',
+        'mcp.servers.k.writable[0]: expected an absolute path',
+        expect.stringMatching(/^mcp\.servers\.k\.network\[0\]: expected a host name/),
         expect.stringMatching(/^mcp\.servers\.bad_name: expected a server name/),
         'mcp.extra: unknown setting',
       ]),
@@ -121,6 +129,44 @@ describe('mcp secrets and environment', () => {
     const serverEnv = servers[0]?.transport === 'stdio' ? servers[0].env : {};
     expect(Object.keys(serverEnv)).not.toContain('OPENAI_API_KEY');
     expect(Object.keys(serverEnv)).not.toContain('AWS_SECRET');
+  });
+
+  it("gives a stdio server's sandbox its paths as real paths, cwd readable, and names one that does not exist", async () => {
+    using dir = tempDir('tether-mcp-sandbox-');
+    mkdirSync(join(dir.path, 'state'));
+    symlinkSync(join(dir.path, 'state'), join(dir.path, 'link'));
+    const config = McpConfig.parse({
+      servers: {
+        s: {
+          command: 'srv',
+          cwd: dir.path,
+          writable: [join(dir.path, 'link')],
+          network: ['api.github.com'],
+        },
+        free: { command: 'srv', sandbox: false },
+      },
+    });
+    const { servers } = await resolveMcpServers(config, linux);
+    expect(
+      servers.map((server) => (server.transport === 'stdio' ? server.sandbox : 'http')),
+    ).toEqual([
+      {
+        writable: [realpathSync(join(dir.path, 'state'))],
+        readable: [realpathSync(dir.path)],
+        network: ['api.github.com'],
+      },
+      null,
+    ]);
+    const missing = McpConfig.parse({
+      servers: { s: { command: 'srv', readable: ['/', join(dir.path, 'none')] } },
+    });
+    const error = await resolveMcpServers(missing, linux).catch((caught: unknown) => caught);
+    expect((error as McpSettingsError).issues).toEqual([
+      {
+        field: 'mcp.servers.s.readable[1]',
+        message: `${join(dir.path, 'none')} does not exist: create it, or leave it out`,
+      },
+    ]);
   });
 
   it('masks a plain value whose name says it is a secret, and no other', async () => {

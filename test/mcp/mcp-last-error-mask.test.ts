@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger, Redactor } from '../../host/log/index.js';
 import { McpServers } from '../../host/mcp/index.js';
+import { machineSandbox } from '../support/sandbox.js';
 import { until } from '../support/wait.js';
 
 const TOKEN = 'ghp_plainEchoedToken0123456789';
@@ -43,6 +44,7 @@ describe('an MCP server error that echoes its token', () => {
       ],
       {
         log: createLogger({ level: 'error' }),
+        sandbox: machineSandbox(),
         groups: { list: () => [], add: () => {}, remove: () => {} },
         version: 'test',
         mask: (text) => secrets.foreignText(text),

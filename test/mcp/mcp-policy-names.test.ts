@@ -7,6 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../host/log/index.js';
 import { McpServers } from '../../host/mcp/index.js';
+import { machineSandbox } from '../support/sandbox.js';
 
 function servers(tools: Record<string, 'allow' | 'ask' | 'deny'> = {}): McpServers {
   return new McpServers(
@@ -17,6 +18,7 @@ function servers(tools: Record<string, 'allow' | 'ask' | 'deny'> = {}): McpServe
         command: 'true',
         args: [],
         env: {},
+        sandbox: null,
         policy: 'ask',
         tools,
         trustHints: false,
@@ -25,6 +27,7 @@ function servers(tools: Record<string, 'allow' | 'ask' | 'deny'> = {}): McpServe
     ],
     {
       log: createLogger({ level: 'error' }),
+      sandbox: machineSandbox(),
       groups: { list: () => [], add: () => {}, remove: () => {} },
       version: 'test',
     },

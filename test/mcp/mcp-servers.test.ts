@@ -28,6 +28,7 @@ const ServerInfo = z.object({
   state: z.string(),
   tools: z.array(z.string()),
   lastError: z.string().optional(),
+  sandbox: z.unknown().optional(),
 });
 
 async function serversOf(host: FaultHost) {
@@ -96,7 +97,13 @@ describe('a third-party MCP server (server-everything, stdio)', () => {
       config: {
         mcp: {
           servers: {
-            everything: { command: everything, args: ['stdio'], tools: { 'get-env': 'deny' } },
+            // In the sandbox, as by default: it reads its program from this checkout.
+            everything: {
+              command: everything,
+              args: ['stdio'],
+              tools: { 'get-env': 'deny' },
+              readable: [root],
+            },
           },
         },
       },
@@ -107,6 +114,16 @@ describe('a third-party MCP server (server-everything, stdio)', () => {
   afterAll(async () => {
     await host.host.stop();
     await host.dispose();
+  });
+
+  it('runs in the sandbox, and host.info says what it may touch', async () => {
+    const server = (await serversOf(host)).find((entry) => entry.name === 'everything');
+    expect(server?.sandbox).toEqual({
+      contained: true,
+      kind: 'bwrap',
+      writable: [],
+      network: true,
+    });
   });
 
   it('offers its tools; a call asks, is approved from a remote, and returns its text', async () => {
@@ -175,6 +192,10 @@ describe('an MCP server written with the SDK: failures', () => {
               command: process.execPath,
               args: [scripted],
               env: { MCP_CALLS_FILE: callsFile },
+              // Outside the sandbox: these cases compare its process ids and outlive a
+              // killed host, which bubblewrap's own PID namespace would not let them do
+              // (test/mcp/mcp-sandbox.test.ts has the sandbox).
+              sandbox: false,
               policy: 'allow',
               tools: { fail: 'allow' },
             },

@@ -1,9 +1,10 @@
 /**
  * The MCP tool servers of each host: how each is reached, whether it is connected, the
- * tools it offers runs now, and its last error. Names and errors come from the server
- * and the host's config: shown escaped.
+ * tools it offers runs now, what the OS sandbox lets a stdio server touch (a warning when
+ * it runs outside), and its last error. Names and errors come from the server and the
+ * host's config: shown escaped.
  */
-import type { McpServerInfo } from '#protocol';
+import { type McpServerInfo, sandboxScopeLine } from '#protocol';
 import { visibleText } from '#client';
 import { shownText } from '../components/shown-text.js';
 import { useToolServers } from '../hooks/use-tool-servers.js';
@@ -85,6 +86,15 @@ function ToolServer({ server }: { server: McpServerInfo }) {
               .map(visibleText)
               .join(', ')}`}
       </p>
+      {server.sandbox !== undefined && (
+        <p
+          class={`small ${server.sandbox.contained ? 'muted' : 'approval-sandbox warn'}`}
+          data-testid="mcp-server-sandbox"
+          data-contained={String(server.sandbox.contained)}
+        >
+          {shownText(sandboxScopeLine(server.sandbox))}
+        </p>
+      )}
       {server.lastError !== undefined && (
         <p class="error small" data-testid="mcp-server-error">
           Last error: {shownText(server.lastError)}

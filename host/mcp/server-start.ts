@@ -1,0 +1,95 @@
+/**
+ * How a stdio MCP server's process starts: inside the OS sandbox (docs/operations.md, "MCP
+ * servers"), changing only a folder of its own, its temporary folder and its `writable`
+ * paths, with its network as configured; or as configured, with the host's rights, when
+ * its config says `sandbox: false` or the machine has no sandbox. And what the sandbox
+ * holds of it, in the approval card's terms.
+ */
+import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { CommandSandbox } from '../../protocol/index.js';
+import type { PreparedSandbox, Sandbox, SandboxStatus } from '../sandbox/index.js';
+import type { GroupStdioOptions } from './group-stdio-transport.js';
+import type { McpServerSpec } from './types.js';
+
+type StdioSpec = Extract<McpServerSpec, { transport: 'stdio' }>;
+
+/** The process part of a stdio transport's options. */
+export type ServerStart = Pick<
+  GroupStdioOptions,
+  'launch' | 'env' | 'cwd' | 'sandboxed' | 'onStopped'
+>;
+
+export interface ServerStartHooks {
+  /** A `host:port` the proxy to its `network` hosts refused. */
+  onRefusedHost(target: string): void;
+  /** Protected paths (secrets, what makes git run code) it changed in a writable folder. */
+  onChangedProtected(paths: string[]): void;
+}
+
+/** What the sandbox holds of the stdio server `spec` on a machine with `status`. */
+export function serverSandboxScope(spec: StdioSpec, status: SandboxStatus): CommandSandbox {
+  if (spec.sandbox === null) {
+    return { contained: false, reason: `mcp.servers.${spec.name}.sandbox is false` };
+  }
+  if (!status.available) return { contained: false, reason: status.reason };
+  const hosts = spec.sandbox.network;
+  return {
+    contained: true,
+    kind: status.kind,
+    writable: [...spec.sandbox.writable],
+    network: hosts === undefined || hosts.length > 0,
+    ...(hosts === undefined || hosts.length === 0 ? {} : { networkHosts: [...hosts] }),
+  };
+}
+
+/**
+ * How to start `spec` now. Sandboxed, it gets a new folder of its own (the sandbox's
+ * workspace, where it starts unless `cwd` says otherwise), removed with the sandbox's
+ * temporary folder by `onStopped`. Throws when the sandbox cannot be prepared.
+ */
+export async function serverStart(
+  spec: StdioSpec,
+  sandbox: Sandbox,
+  hooks: ServerStartHooks,
+): Promise<ServerStart> {
+  const allowed = spec.sandbox;
+  if (allowed === null || !sandbox.status.available) {
+    return {
+      launch: { file: spec.command, args: [...spec.args] },
+      env: spec.env,
+      cwd: spec.cwd ?? process.cwd(),
+      sandboxed: false,
+    };
+  }
+  const own = realpathSync(mkdtempSync(path.join(tmpdir(), `tether-mcp-${spec.name}-`)));
+  const removeOwn = () => rmSync(own, { recursive: true, force: true });
+  let prepared: PreparedSandbox;
+  try {
+    prepared = await sandbox.prepare(
+      own,
+      {
+        write: allowed.writable,
+        read: allowed.readable,
+        ...(allowed.network === undefined ? { network: true } : { hosts: allowed.network }),
+      },
+      (target) => hooks.onRefusedHost(target),
+    );
+  } catch (error) {
+    removeOwn();
+    throw error;
+  }
+  const cwd = spec.cwd ?? own;
+  return {
+    launch: prepared.wrap([spec.command, ...spec.args], cwd),
+    env: { ...spec.env, TMPDIR: prepared.plan.tempDir },
+    cwd,
+    sandboxed: sandbox.status.kind === 'bwrap',
+    onStopped: () => {
+      const { changed } = prepared.finish();
+      removeOwn();
+      if (changed.length > 0) hooks.onChangedProtected(changed);
+    },
+  };
+}
