@@ -4,8 +4,10 @@
  * second tap adds the rule and approves; the next identical call runs without a card and
  * its tool card says "allowed by a rule you added on Test iPhone, <date>"; the Rules
  * screen (from the devices screen) lists the rule and removes it after a confirming tap,
- * and the same call asks again.
+ * and the same call asks again. The Tools screen, also from the devices screen, says where
+ * each MCP server runs: in the sandbox, or outside it as a warning.
  */
+import { fileURLToPath } from 'node:url';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { textTurn, toolCallTurn } from '../support/scripted-model-server.js';
@@ -20,6 +22,7 @@ import {
 } from './support/chromium.js';
 import { readStore } from './support/store-reader.js';
 import { runCommand } from './support/turns.js';
+import { until } from '../support/wait.js';
 
 let browser: Browser;
 let app: AppHost;
@@ -27,7 +30,18 @@ let phone: Device;
 
 beforeAll(async () => {
   browser = await launchChromium();
-  app = await startAppHost();
+  const scripted = fileURLToPath(new URL('../mcp/servers/scripted-mcp-server.js', import.meta.url));
+  const checkout = fileURLToPath(new URL('../../', import.meta.url));
+  app = await startAppHost({
+    config: {
+      mcp: {
+        servers: {
+          notes: { command: process.execPath, args: [scripted], readable: [checkout], network: [] },
+          free: { command: process.execPath, args: [scripted], sandbox: false },
+        },
+      },
+    },
+  });
   phone = await openDevice(browser, 'Test iPhone', IPHONE);
 }, 60_000);
 
@@ -101,5 +115,25 @@ describe('allow like this from now on, from the phone', () => {
 
     await runLs('call_third');
     await visible(byTestId(phone.page, 'approval-card', { state: 'pending' }));
+  });
+
+  it('the Tools screen says where each MCP server runs', async () => {
+    await byTestId(phone.page, 'nav-devices').click();
+    await byTestId(phone.page, 'tools-link').click();
+    const notes = byTestId(phone.page, 'mcp-server', { name: 'notes', state: 'connected' });
+    const free = byTestId(phone.page, 'mcp-server', { name: 'free', state: 'connected' });
+    // The servers may connect after the page first asked: Refresh asks again.
+    await until('both servers connected on the Tools screen', async () => {
+      await byTestId(phone.page, 'tools-refresh').click();
+      return (await notes.count()) + (await free.count()) === 2 ? true : undefined;
+    });
+    expect(await byTestId(notes, 'mcp-server-sandbox').innerText()).toBe(
+      'sandboxed: may change no files, no network, cannot read your secrets',
+    );
+    const outside = byTestId(free, 'mcp-server-sandbox', { contained: 'false' });
+    expect(await outside.innerText()).toBe(
+      'outside the sandbox: full access, because mcp.servers.free.sandbox is false',
+    );
+    await saveScreenshot(phone.page, 'tools-screen');
   });
 });
