@@ -213,9 +213,10 @@ function worktreeAllows(ctx: PolicyContext): boolean {
 }
 
 /**
- * The decision for a command that asks for more than the sandbox gives (network, a write
- * outside the workspace): always ask, or deny a write outside under `outsideWorkspace:
- * "deny"`, or a write to a protected path. Null when it asks for nothing more.
+ * The decision for a command that asks for more than the sandbox gives (the network, or
+ * only some hosts of it; a write outside the workspace): always ask, or deny a write
+ * outside under `outsideWorkspace: "deny"`, or a write to a protected path. Null when it
+ * asks for nothing more.
  */
 async function escalationOf(
   ctx: PolicyContext,
@@ -223,6 +224,9 @@ async function escalationOf(
 ): Promise<PolicyDecision | null> {
   const wants: string[] = [];
   if (request.network) wants.push('network access');
+  if (request.hosts !== undefined && request.hosts.length > 0) {
+    wants.push(`network access only to ${request.hosts.join(', ')}`);
+  }
   let access: PolicyAccess | undefined;
   const isProtected = await protectedPaths(ctx);
   for (const named of request.write) {

@@ -27,10 +27,16 @@ type RequestCheck = { ok: true; request: SandboxRequest } | { ok: false; reason:
 /**
  * The call's `sandbox` input with its write paths as real paths (relative ones from the
  * workspace), and the approved folder outside the workspace the command runs in: each
- * must exist.
+ * must exist. Its `hosts` (validated patterns) hold its network to them.
  */
 export async function sandboxRequest(
-  input: { network?: boolean | undefined; write?: readonly string[] | undefined } | undefined,
+  input:
+    | {
+        network?: boolean | undefined;
+        hosts?: readonly string[] | undefined;
+        write?: readonly string[] | undefined;
+      }
+    | undefined,
   ctx: Pick<ToolContext, 'workspace' | 'outsideAccess' | 'gitReadOnly'>,
 ): Promise<RequestCheck> {
   const named = [...(input?.write ?? [])];
@@ -51,6 +57,7 @@ export async function sandboxRequest(
     ok: true,
     request: {
       network: input?.network === true,
+      ...(input?.hosts === undefined ? {} : { hosts: input.hosts }),
       write,
       ...(gitReadOnly.length === 0 ? {} : { gitReadOnly }),
     },

@@ -1,5 +1,6 @@
 /**
- * `run_command {command, cwd?, timeoutMs?, sandbox?}`: runs a command in the workspace
+ * `run_command {command, cwd?, timeoutMs?, sandbox?: {network?, hosts?, write?}}`: runs a
+ * command in the workspace
  * inside the OS sandbox (host/sandbox), as the leader of its own process group, stdin
  * closed, with a minimal environment. A command a person approved runs as `/bin/sh -c
  * command`; one that runs unattended (an allow rule let it through) runs its words
@@ -13,7 +14,12 @@
  */
 import { stat } from 'node:fs/promises';
 import { z } from 'zod';
-import type { PreparedSandbox, Sandbox, SandboxRequest } from '../sandbox/index.js';
+import {
+  NetworkHost,
+  type PreparedSandbox,
+  type Sandbox,
+  type SandboxRequest,
+} from '../sandbox/index.js';
 import { COMMAND_ENV_KEYS, runCommandProcess } from './command-process.js';
 import { sandboxRequest } from './command-start.js';
 import { expectErrnoCode } from './expect-errno.js';
@@ -21,7 +27,7 @@ import { formatBytes } from './format-bytes.js';
 import { EXCERPT_EDGE_BYTES } from './output-capture.js';
 import { failedResult } from './tool-result.js';
 import { defineTool } from './tool-input.js';
-import type { ToolContext, ToolDefinition, ToolResult } from './types.js';
+import type { CommandAccess, ToolContext, ToolDefinition, ToolResult } from './types.js';
 import { resolveToolPath, resolveWorkspacePath } from './workspace-path.js';
 
 /** Longest command, in UTF-8 bytes. */
@@ -70,15 +76,25 @@ const runCommandInput = z.strictObject({
     .describe('Milliseconds before the command and its child processes are stopped.'),
   sandbox: z
     .strictObject({
-      network: z
-        .boolean()
+      network: z.boolean().optional().describe('true: the command needs the whole network.'),
+      hosts: z
+        .array(NetworkHost)
+        .min(1)
+        .max(16)
         .optional()
-        .describe('true: the command needs the network (npm install, git fetch).'),
+        .describe(
+          'Instead of network: the only hosts the command needs (registry.npmjs.org, ' +
+            'github.com, *.pythonhosted.org, localhost:8080), through an HTTP proxy its ' +
+            'environment names; prefer it to network when you know them.',
+        ),
       write: z
         .array(z.string().min(1).max(4096))
         .max(16)
         .optional()
         .describe('Existing folders or files outside the workspace the command must change.'),
+    })
+    .refine((asked) => !(asked.network === true && asked.hosts !== undefined), {
+      error: 'give sandbox.network or sandbox.hosts, not both',
     })
     .optional()
     .describe('Only when the command needs more than the sandbox gives: the user must approve it.'),
@@ -99,8 +115,9 @@ export function createRunCommandTool(options: RunCommandOptions): ToolDefinition
       `Run a shell command with /bin/sh -c in the workspace, or in cwd inside it, inside a ` +
       `sandbox: it may change files only in the workspace (never .git hooks or config), ` +
       `has no network, and cannot read secrets (.env files, keys, credentials). Ask for ` +
-      `more with sandbox: {network: true} or {write: [paths]} only when needed: the user ` +
-      `must approve it. stdin is ` +
+      `more with sandbox: {hosts: [names]} (the network only to those hosts), ` +
+      `{network: true} or {write: [paths]} only when needed: the user must approve it. ` +
+      `stdin is ` +
       `closed, so nothing interactive works; the environment holds only ` +
       `${COMMAND_ENV_KEYS.join(', ')}. Returns the exit status, the time taken and the ` +
       `output, stdout and stderr interleaved (its first and last ` +
@@ -112,7 +129,7 @@ export function createRunCommandTool(options: RunCommandOptions): ToolDefinition
       kind: 'command',
       command: input.command,
       cwd: input.cwd ?? '.',
-      sandbox: { network: input.sandbox?.network === true, write: input.sandbox?.write ?? [] },
+      sandbox: askedOf(input.sandbox),
     }),
     async execute(input, ctx) {
       const cwd = await resolveToolPath(ctx, input.cwd ?? '.');
@@ -152,15 +169,19 @@ export function createRunCommandTool(options: RunCommandOptions): ToolDefinition
       const request = await sandboxRequest(input.sandbox, ctx);
       // A request naming a path that does not exist fails when it runs; the card shows
       // the paths as the input names them.
-      const scope = sandbox.scope(
-        workspace,
-        request.ok
-          ? request.request
-          : { network: input.sandbox?.network === true, write: input.sandbox?.write ?? [] },
-      );
+      const scope = sandbox.scope(workspace, request.ok ? request.request : askedOf(input.sandbox));
       return { kind: 'command', command: input.command, cwd: real, sandbox: scope };
     },
   });
+}
+
+/** What more of the sandbox the input asks for, as its access declares it. */
+function askedOf(asked: RunCommandInput['sandbox']): CommandAccess['sandbox'] {
+  return {
+    network: asked?.network === true,
+    write: asked?.write ?? [],
+    ...(asked?.hosts === undefined ? {} : { hosts: asked.hosts }),
+  };
 }
 
 /**

@@ -101,19 +101,23 @@ export interface ToolResult {
  *   names it (relative to the workspace, or absolute);
  * - `write`: the file it creates or changes;
  * - `command`: a command line run in `cwd` inside the OS sandbox, with what more it asks
- *   of the sandbox (`network`, `write`: paths outside the workspace);
+ *   of the sandbox (`network`; `hosts`: the network only to those; `write`: paths outside
+ *   the workspace);
  * - `opaque`: Tether cannot see what it touches (a tool of an MCP server).
  */
 export type ToolAccess =
   | { kind: 'read'; path: string }
   | { kind: 'write'; path: string }
-  | {
-      kind: 'command';
-      command: string;
-      cwd: string;
-      sandbox: { network: boolean; write: readonly string[] };
-    }
+  | CommandAccess
   | { kind: 'opaque' };
+
+/** A command line run in `cwd` inside the OS sandbox, and what more it asks of it. */
+export interface CommandAccess {
+  kind: 'command';
+  command: string;
+  cwd: string;
+  sandbox: { network: boolean; hosts?: readonly string[]; write: readonly string[] };
+}
 
 /** A tool the model can call. `I` is the validated input type. */
 export interface ToolDefinition<I> {

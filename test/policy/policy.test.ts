@@ -311,6 +311,19 @@ describe('run_command rules', () => {
     ).toBe('deny');
   });
 
+  it('asks for a command that names the hosts it needs, whatever allows the command', async () => {
+    const input = { command: 'npm ci', sandbox: { hosts: ['registry.npmjs.org'] } };
+    const asked = {
+      decision: 'ask',
+      reason:
+        'The command asks to run with network access only to registry.npmjs.org, beyond what the sandbox allows; that always needs your approval.',
+    };
+    expect(await decide('run_command', input, { commands: { allow: [['npm', 'ci']] } })).toEqual(
+      asked,
+    );
+    expect(await decide('run_command', input, { tools: { run_command: 'allow' } })).toEqual(asked);
+  });
+
   it('applies deny rules to each part of a compound command', async () => {
     const policy = { commands: { deny: [['rm']] } };
     for (const text of ['ls; rm -rf x', 'ls && rm x', 'echo $(rm x)', 'ls | rm x', '(rm x)']) {

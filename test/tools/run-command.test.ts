@@ -2,6 +2,7 @@ import { execFile, execFileSync, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, stat } from 'node:fs/promises';
+import { createServer, type AddressInfo } from 'node:net';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -310,6 +311,51 @@ describe('run_command failures', () => {
     expect(parse({ command: 'ls', timeoutMs: 24 * 3600 * 1000 + 1 }).ok).toBe(false);
     expect(parse({ command: 'ls', timeoutMs: 1.5e3 + 0.5 }).ok).toBe(false);
     expect(parse({ command: 'ls', shell: 'bash' }).ok).toBe(false);
+    const hosts = (sandbox: unknown) => parse({ command: 'npm ci', sandbox });
+    expect(hosts({ hosts: ['registry.npmjs.org', '*.github.com'] }).ok).toBe(true);
+    expect(hosts({ hosts: [] }).ok).toBe(false);
+    expect(hosts({ hosts: ['*.com'] }).ok).toBe(false);
+    const both = hosts({ hosts: ['registry.npmjs.org'], network: true });
+    expect(both.ok ? '' : both.message).toContain(
+      'give sandbox.network or sandbox.hosts, not both',
+    );
+  });
+
+  it('holds the network of a command that names hosts to them, through the proxy', async () => {
+    const listener = createServer((socket) => socket.end());
+    await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
+    const port = (listener.address() as AddressInfo).port;
+    try {
+      // CONNECT through the proxy its environment names: the proxy's status for each target.
+      await fx.write(
+        'probe.cjs',
+        `const http = require('node:http');
+const proxy = new URL(process.env.HTTPS_PROXY);
+const ask = (target) => new Promise((resolve) => {
+  http.request({ host: proxy.hostname, port: proxy.port, method: 'CONNECT', path: target })
+    .once('connect', (response, socket) => { socket.destroy(); resolve(response.statusCode); })
+    .once('error', (error) => resolve(error.code)).end();
+});
+(async () => console.log(await ask(process.argv[2]), await ask(process.argv[3])))();
+`,
+      );
+      const input = {
+        command: `node probe.cjs localhost:${port} 127.0.0.1:${port}`,
+        sandbox: { hosts: [`localhost:${port}`] },
+      };
+      const { result } = await run(input);
+      expect(result.status, result.content).toBe('succeeded');
+      expect(result.content).toContain('200 403');
+      const preview = await runCommandTool.preview?.(input, {
+        workspace: fx.workspace,
+        signal: new AbortController().signal,
+      });
+      expect(preview).toMatchObject({
+        sandbox: { network: true, networkHosts: [`localhost:${port}`] },
+      });
+    } finally {
+      listener.close();
+    }
   });
 
   it('previews the command and the real path of its folder', async () => {
