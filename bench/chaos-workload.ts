@@ -83,7 +83,8 @@ export class ChaosWorkload {
           { onEvents: (batch) => chaos.events.push(...batch) },
         );
         void subscription.ready.then(() => {
-          chaos.cursor = subscription.lastSeq ?? 0;
+          // Not lastSeq: events that came in the answer's turn have moved it already.
+          chaos.cursor = subscription.startedAfter ?? 0;
           resolve();
         });
       });

@@ -16,6 +16,12 @@ export interface EventSubscription {
   readonly scope: SubscribeScope;
   /** The highest seq seen on it; undefined until the first answer. */
   readonly lastSeq: number | undefined;
+  /**
+   * The seq its events start after: the first answer's snapshot cursor, or the `afterSeq`
+   * it was given; undefined until the first answer. Unlike `lastSeq` it does not move when
+   * events come in the same turn as that answer, before `ready`'s callbacks run.
+   */
+  readonly startedAfter: number | undefined;
   /** Resolves at the first successful `subscribe`; rejects if the host refuses it for good. */
   readonly ready: Promise<void>;
   /**
@@ -39,6 +45,7 @@ export interface SubscriptionsDeps {
 
 class Subscription implements EventSubscription {
   lastSeq: number | undefined;
+  startedAfter: number | undefined;
   /** The host's id for it on the current connection. */
   sub: string | undefined;
   /** Sent on this channel and not yet answered. */
@@ -159,6 +166,7 @@ export class SubscriptionSet {
         } else {
           subscription.lastSeq ??= result.cursor;
         }
+        subscription.startedAfter ??= subscription.lastSeq;
         subscription.sub = result.sub;
         this.bySub.set(result.sub, subscription);
         subscription.retries.reset();

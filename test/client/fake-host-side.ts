@@ -29,6 +29,7 @@ export interface HostCore {
   readonly requests: { op: string; args: Record<string, unknown> }[];
   readonly sides: Set<HostSide>;
   lastSas: string | undefined;
+  onSubscribed: (() => void) | undefined;
   handle(op: string, args: Record<string, unknown>, deviceId: string): object;
   snapshot(): object;
 }
@@ -169,6 +170,7 @@ export class HostSide implements HostEnd {
       this.send({ t: 'res', id: message.id, ok: false, error: TetherError.from(error).toWire() });
     }
     followUp?.();
+    if (message.op === 'subscribe') this.host.onSubscribed?.();
   }
 
   private subscribe(args: Record<string, unknown>): { result: object; followUp: () => void } {

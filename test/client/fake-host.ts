@@ -58,6 +58,8 @@ export class FakeHost {
   lastSas: string | undefined;
   /** Called as each request arrives, before it is answered. */
   onRequest: ((op: string, args: Record<string, unknown>) => void) | undefined;
+  /** Called right after a `subscribe` is answered, in the same turn (before the client reads it). */
+  onSubscribed: (() => void) | undefined;
   private readonly faults: { op: string; code: ErrorCode }[] = [];
   private readonly commands = new Map<string, { argsDigest: string; result: object }>();
 

@@ -48,6 +48,26 @@ describe('resuming subscriptions', () => {
     );
   });
 
+  it('says where it started even when events come in the same turn as its answer', async () => {
+    const host = new FakeHost();
+    const { connection } = await pairedClient(host);
+    const { runId } = await connection.submit('run.submit', { input: { text: 'Go' } });
+    host.onSubscribed = () => {
+      host.onSubscribed = undefined;
+      host.advance(runId, 'run.started');
+    };
+    const seen: Event[] = [];
+    const subscription = connection.subscribeEvents(
+      {},
+      { onEvents: (events) => seen.push(...events) },
+    );
+    await subscription.ready;
+    // The event came before ready's callbacks: lastSeq has moved, the start has not.
+    expect(seen.map((event) => event.seq)).toEqual([3]);
+    expect(subscription.lastSeq).toBe(3);
+    expect(subscription.startedAfter).toBe(2);
+  });
+
   it('ignores events it has already seen', async () => {
     const { host, connection, runId, seen } = await following();
     host.advance(runId, 'run.started');
