@@ -87,11 +87,19 @@ export function bwrapCommand(
     ...DAEMON_SOCKET_FOLDERS.filter((folder) => existsSync(folder)),
     ...(plan.home === null ? [] : [plan.home.path]),
   ];
-  for (const folder of emptied) args.push('--tmpfs', folder);
   const readable = [...plan.programFolders, ...(plan.home?.readable ?? []), ...plan.gitReadOnly];
-  for (const folder of readable) args.push('--ro-bind', folder, folder);
   const bound = [...plan.writable, plan.tempDir];
-  for (const writable of bound) args.push('--bind', writable, writable);
+  // The emptied folders after the shown ones that hold them (a config's readable "/" or
+  // "/home"), so those do not show /run's sockets or the home folder again; then what is
+  // shown inside an emptied folder (the call's /tmp folder, a toolchain in the home).
+  const inEmptied = (folder: string) => emptied.some((empty) => isInside(folder, empty));
+  const showReadable = (folder: string) => args.push('--ro-bind', folder, folder);
+  const showWritable = (folder: string) => args.push('--bind', folder, folder);
+  readable.filter((folder) => !inEmptied(folder)).forEach(showReadable);
+  bound.filter((folder) => !inEmptied(folder)).forEach(showWritable);
+  for (const folder of emptied) args.push('--tmpfs', folder);
+  readable.filter(inEmptied).forEach(showReadable);
+  bound.filter(inEmptied).forEach(showWritable);
   for (const gitDir of plan.pinned) args.push('--bind', gitDir, gitDir);
   const shown = [...bound, ...readable];
   const visible = (target: string): boolean =>

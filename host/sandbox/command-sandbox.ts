@@ -152,6 +152,11 @@ export class Sandbox {
     const writable = [workspace, ...(request?.write ?? [])];
     const isSecret = (absolute: string) => secrets.isSecret(absolute);
     const before = snapshotSecrets(writable, isSecret, this.#maxEntries);
+    // Secrets in the folders a config names readable (an agent's or MCP server's) are
+    // hidden as in the writable ones; a folder that holds a writable one is walked twice.
+    const readable = request?.read ?? [];
+    const readSecrets =
+      readable.length === 0 ? null : snapshotSecrets(readable, isSecret, this.#maxEntries);
     // Real path: macOS's temporary folder is under /var, a symlink to /private/var.
     const callDir = realpathSync(mkdtempSync(path.join(tmpdir(), 'tether-call-')));
     const tempDir = path.join(callDir, 'tmp');
@@ -197,7 +202,11 @@ export class Sandbox {
       pinned: before.gitDirs.filter((gitDir) =>
         writable.some((folder) => isInside(gitDir, folder) && gitDir !== folder),
       ),
-      hidden: uniqueHidden([...fixedHidden(secrets.fixedPaths), ...before.hidden]),
+      hidden: uniqueHidden([
+        ...fixedHidden(secrets.fixedPaths),
+        ...before.hidden,
+        ...(readSecrets?.hidden ?? []),
+      ]),
       replaced,
       hiddenPatterns: secrets.patterns,
       network: request?.hosts === undefined && request?.network === true,
@@ -213,7 +222,7 @@ export class Sandbox {
     let finished = false;
     return {
       plan,
-      capped: before.capped,
+      capped: before.capped || readSecrets?.capped === true,
       wrap: (argv, cwd) => {
         const inside = network?.command(argv) ?? { argv: [...argv], env: undefined };
         const wrapped =

@@ -10,7 +10,7 @@ import { homedir } from 'node:os';
 import type { Server } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { detectSandbox, Sandbox } from '../../host/sandbox/index.js';
+import { detectSandbox, Sandbox, spawnWrapped } from '../../host/sandbox/index.js';
 import type { SecretSet } from '../../host/sandbox/index.js';
 import type { ToolResult } from '../../host/tools/index.js';
 import { createRunCommandTool } from '../../host/tools/testing.js';
@@ -296,6 +296,39 @@ describe.skipIf(!bwrap)(
         expect(result.content).toContain('keyctl -1 Operation not permitted');
       },
     );
+
+    it('folders a config names readable: their secrets are hidden, and "/" shows neither /run nor the home folder again', async () => {
+      const shared = path.join(root, 'shared');
+      mkdirSync(shared);
+      writeFileSync(path.join(shared, 'notes.txt'), 'shared-notes\n');
+      writeFileSync(path.join(shared, '.env'), 'TOKEN=shared-secret\n');
+      writeFileSync(path.join(home, '.bashrc'), 'home-file\n');
+      const withHome = new Sandbox(status, secretsFor, home);
+      const prepared = await withHome.prepare(ws, { read: [shared, '/'] });
+      try {
+        const script = [
+          `cat ${shared}/notes.txt`,
+          `cat ${shared}/.env`,
+          `cat ${home}/.bashrc`,
+          'echo "run: $(ls -A /run | wc -l)"',
+        ].join('; ');
+        const child = spawnWrapped(prepared.wrap(['/bin/sh', '-c', script], ws), {
+          cwd: ws,
+          env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
+          stdin: 'ignore',
+        });
+        let output = '';
+        child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+        child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+        await new Promise((resolve) => child.once('close', resolve));
+        expect(output).toContain('shared-notes');
+        expect(output).not.toContain('shared-secret');
+        expect(output).not.toContain('home-file');
+        expect(output).toContain('run: 0');
+      } finally {
+        prepared.finish();
+      }
+    });
 
     it('past the walk cap, the repository is still looked at first', async () => {
       const repo = repository('capped');
