@@ -16,6 +16,7 @@ import {
   type Sandbox,
   type SandboxRequest,
 } from '../sandbox/index.js';
+import { childLines } from '../log/index.js';
 import { isGroupGone, stopProcessGroup } from '../tools/index.js';
 import type { AgentSpec } from './types.js';
 
@@ -72,34 +73,9 @@ export class AgentProcess {
     this.exited = new Promise((resolve) => {
       child.once('exit', (code, signal) => resolve({ code, signal }));
     });
-    // Lines cut as they come (never a whole line held first: it may not end).
-    let line = '';
-    let cut = false;
-    const held = STDERR_LINE_MAX + MASK_SLACK;
-    const keep = (whole: string) => this.keep(whole);
-    const take = (part: string) => {
-      if (cut) return;
-      line += part.slice(0, held + 1 - line.length);
-      if (line.length <= held) return;
-      keep(line);
-      line = '';
-      cut = true;
-    };
-    child.stderr.setEncoding('utf8');
-    child.stderr.on('data', (chunk: string) => {
-      const parts = chunk.split('\n');
-      parts.forEach((part, index) => {
-        const ended = index < parts.length - 1;
-        take(ended ? part.replace(/\r$/, '') : part);
-        if (!ended) return;
-        if (!cut) keep(line);
-        line = '';
-        cut = false;
-      });
-    });
-    child.stderr.once('end', () => {
-      if (!cut && line !== '') keep(line);
-    });
+    // Lines cut as they come (never a whole line held first: it may not end), with room
+    // past the kept length so a secret across the cut is still masked whole.
+    childLines(child.stderr, STDERR_LINE_MAX + MASK_SLACK + 1, (line) => this.keep(line));
     // A write to an agent that died is reported by its exit, not as an unhandled error.
     child.stdin.on('error', () => undefined);
   }

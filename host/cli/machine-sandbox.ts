@@ -21,16 +21,27 @@ export interface MachineSandboxOptions {
   searchPath: string;
 }
 
+/**
+ * Workspaces whose compiled secret set is kept: a worktree run and each start of an MCP
+ * server have a folder of their own, so the set of workspaces grows with uptime.
+ */
+const KEPT_SECRET_SETS = 32;
+
 export function machineSandbox(options: MachineSandboxOptions): Sandbox {
   const status = detectSandbox({ platform: options.platform, searchPath: options.searchPath });
+  // In the order last used: the first is the one dropped.
   const secretsByWorkspace = new Map<string, Promise<SecretSet>>();
   return new Sandbox(
     status,
     (workspace) => {
-      let secrets = secretsByWorkspace.get(workspace);
-      if (secrets === undefined) {
-        secrets = sandboxSecrets(options.policy, workspace, options.home, options.hostPaths);
-        secretsByWorkspace.set(workspace, secrets);
+      const secrets =
+        secretsByWorkspace.get(workspace) ??
+        sandboxSecrets(options.policy, workspace, options.home, options.hostPaths);
+      secretsByWorkspace.delete(workspace);
+      secretsByWorkspace.set(workspace, secrets);
+      const oldest = secretsByWorkspace.keys().next().value;
+      if (secretsByWorkspace.size > KEPT_SECRET_SETS && oldest !== undefined) {
+        secretsByWorkspace.delete(oldest);
       }
       return secrets;
     },

@@ -4,10 +4,10 @@
  * next start after a crash could reach the server's own children. The framing is the SDK's.
  */
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
-import { createInterface } from 'node:readline';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { childLines } from '../log/index.js';
 import { spawnWrapped, type WrappedCommand } from '../sandbox/index.js';
 import { killProcessGroup } from '../tools/index.js';
 
@@ -90,9 +90,7 @@ export class GroupStdioTransport implements Transport {
           void this.close();
         }
       });
-      createInterface({ input: child.stderr, crlfDelay: Infinity }).on('line', (line) =>
-        options.onStderrLine(line.length > STDERR_LINE_MAX ? line.slice(0, STDERR_LINE_MAX) : line),
-      );
+      childLines(child.stderr, STDERR_LINE_MAX, (line) => options.onStderrLine(line));
     });
   }
 
@@ -123,22 +121,29 @@ export class GroupStdioTransport implements Transport {
     return this.stopGroup();
   }
 
+  /** Stops the group once (also from the leader's exit); never rejects. */
   private stopGroup(): Promise<void> {
     const { options } = this;
     const pgid = this.pgid;
+    const report = (error: unknown) =>
+      this.onerror?.(error instanceof Error ? error : new Error(String(error)));
+    const stopped = () => {
+      try {
+        options.onStopped?.();
+      } catch (error) {
+        report(error);
+      }
+    };
     if (pgid === null) {
-      this.stopping ??= Promise.resolve().then(() => options.onStopped?.());
+      this.stopping ??= Promise.resolve().then(stopped);
       return this.stopping;
     }
     this.stopping ??= killProcessGroup(pgid, options.graceMs, undefined, options.sandboxed)
-      .then(
-        (stop) => {
-          if (stop.gone) options.onGroupGone(pgid);
-        },
-        (error: unknown) =>
-          this.onerror?.(error instanceof Error ? error : new Error(String(error))),
-      )
-      .finally(() => options.onStopped?.());
+      .then((stop) => {
+        if (stop.gone) options.onGroupGone(pgid);
+      })
+      .catch(report)
+      .then(stopped);
     return this.stopping;
   }
 }

@@ -148,6 +148,11 @@ export class McpConnection {
       this.lost(`cannot start: ${errorMessage(error)}`);
       return;
     }
+    // Stopped while its sandbox was prepared: nothing started, the sandbox goes.
+    if (this.stopped) {
+      await transport.close().catch(() => undefined);
+      return;
+    }
     this.transport = transport;
     const client = new sdk.Client(
       { name: 'tether', version: this.deps.version },
@@ -214,6 +219,8 @@ export class McpConnection {
           `tether: refused a connection to ${target}, not in mcp.servers.${spec.name}.network`,
         ),
       onChangedProtected: (paths) => this.log.warn('mcp server changed protected paths', { paths }),
+      onCleanupFailed: (error) =>
+        this.log.warn('mcp server sandbox cleanup failed', { error: errorMessage(error) }),
     });
     return new sdk.GroupStdioTransport({
       ...start,

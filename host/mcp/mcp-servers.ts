@@ -33,11 +33,13 @@ export interface McpServersOptions {
 export class McpServers {
   private readonly connections = new Map<string, McpConnection>();
   private readonly groups: ServerGroupRecord;
+  private readonly sandbox: Sandbox;
   private readonly log: Logger;
   private readonly listeners = new Set<() => void>();
 
   constructor(specs: readonly McpServerSpec[], options: McpServersOptions) {
     this.groups = options.groups;
+    this.sandbox = options.sandbox;
     this.log = options.log;
     const limits = { ...DEFAULT_CONNECTION_LIMITS, ...options.limits };
     for (const spec of specs) {
@@ -79,7 +81,17 @@ export class McpServers {
         this.groups.remove(group.pgid);
       }),
     );
-    for (const connection of this.connections.values()) connection.start();
+    for (const connection of this.connections.values()) {
+      const { spec } = connection;
+      const { status } = this.sandbox;
+      if (spec.transport === 'stdio' && spec.sandbox !== null && !status.available) {
+        this.log.warn('mcp server runs outside the sandbox: none can run here; its tools ask', {
+          mcpServer: spec.name,
+          reason: status.reason,
+        });
+      }
+      connection.start();
+    }
   }
 
   async stop(): Promise<void> {
@@ -122,10 +134,26 @@ export class McpServers {
 
   /**
    * Policy for an MCP tool (docs/policy.md, "MCP tools"): the tool's own setting, else the
-   * server's, else the server's `readOnlyHint` where `trustHints` is set, else ask. Null
+   * server's, else the server's `readOnlyHint` where `trustHints` is set, else ask; an
+   * allow asks instead for a server meant for the sandbox on a machine without one. Null
    * for a name that is not an MCP tool's.
    */
   decide(name: string): PolicyDecision | null {
+    const decision = this.configured(name);
+    if (decision?.decision !== 'allow') return decision;
+    // A server meant for the sandbox runs with full access where there is none: as a
+    // command there, nothing of it runs unasked.
+    const { spec } = this.find(name)!.connection;
+    const { status } = this.sandbox;
+    if (spec.transport !== 'stdio' || spec.sandbox === null || status.available) return decision;
+    return {
+      decision: 'ask',
+      reason: `${decision.reason}, but no sandbox can run here (${status.reason}), so MCP server ${spec.name} runs with full access and its tools ask first`,
+    };
+  }
+
+  /** {@link decide} as the config alone says it. */
+  private configured(name: string): PolicyDecision | null {
     const parsed = parseMcpToolName(name);
     if (parsed === null) return null;
     const found = this.find(name);

@@ -104,8 +104,9 @@ export async function resolveMcpServers(
         command: settings.command,
         args: settings.args ?? [],
         env: { ...inherited, ...(await values(settings.env, 'env')) },
-        ...(settings.cwd === undefined ? {} : { cwd: settings.cwd }),
-        sandbox: settings.sandbox === false ? null : serverSandbox(settings, field, issues),
+        ...(settings.sandbox === false
+          ? { ...(settings.cwd === undefined ? {} : { cwd: settings.cwd }), sandbox: null }
+          : serverSandbox(settings, field, issues)),
       });
     } else if (settings.url !== undefined) {
       secrets.push(...urlSecrets(settings.url));
@@ -190,12 +191,15 @@ function commonOf(name: string, settings: McpServerSettings) {
   } as const;
 }
 
-/** What a stdio server's sandbox holds: its paths as real paths (`cwd` readable). */
+/**
+ * What a stdio server's sandbox holds: its paths as real paths, its `cwd` too (readable;
+ * a link to it would not exist inside the sandbox).
+ */
 function serverSandbox(
   settings: McpServerSettings,
   field: string,
   issues: McpSettingIssue[],
-): McpServerSandbox {
+): { cwd?: string; sandbox: McpServerSandbox } {
   const writable = existingRealPaths(settings.writable, `${field}.writable`, issues);
   const readable = existingRealPaths(settings.readable, `${field}.readable`, issues);
   const cwd = existingRealPaths(
@@ -205,9 +209,12 @@ function serverSandbox(
     true,
   );
   return {
-    writable,
-    readable: [...readable, ...cwd],
-    ...(settings.network === undefined ? {} : { network: settings.network }),
+    ...(cwd[0] === undefined ? {} : { cwd: cwd[0] }),
+    sandbox: {
+      writable,
+      readable: [...readable, ...cwd],
+      ...(settings.network === undefined ? {} : { network: settings.network }),
+    },
   };
 }
 

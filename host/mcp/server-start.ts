@@ -5,11 +5,16 @@
  * its config says `sandbox: false` or the machine has no sandbox. And what the sandbox
  * holds of it, in the approval card's terms.
  */
-import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { mkdtempSync, realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { CommandSandbox } from '../../protocol/index.js';
-import type { PreparedSandbox, Sandbox, SandboxStatus } from '../sandbox/index.js';
+import {
+  removeTree,
+  type PreparedSandbox,
+  type Sandbox,
+  type SandboxStatus,
+} from '../sandbox/index.js';
 import type { GroupStdioOptions } from './group-stdio-transport.js';
 import type { McpServerSpec } from './types.js';
 
@@ -26,6 +31,8 @@ export interface ServerStartHooks {
   onRefusedHost(target: string): void;
   /** Protected paths (secrets, what makes git run code) it changed in a writable folder. */
   onChangedProtected(paths: string[]): void;
+  /** The sandbox's look after the server failed (its folders are removed all the same). */
+  onCleanupFailed(error: unknown): void;
 }
 
 /** What the sandbox holds of the stdio server `spec` on a machine with `status`. */
@@ -64,7 +71,7 @@ export async function serverStart(
     };
   }
   const own = realpathSync(mkdtempSync(path.join(tmpdir(), `tether-mcp-${spec.name}-`)));
-  const removeOwn = () => rmSync(own, { recursive: true, force: true });
+  const removeOwn = () => removeTree(own);
   let prepared: PreparedSandbox;
   try {
     prepared = await sandbox.prepare(
@@ -80,14 +87,28 @@ export async function serverStart(
     removeOwn();
     throw error;
   }
+  if (prepared.capped) {
+    prepared.finish();
+    removeOwn();
+    throw new Error(
+      'its writable and readable folders hold too many files to look for secrets in: name ' +
+        `narrower ones in mcp.servers.${spec.name}, or set sandbox: false`,
+    );
+  }
   const cwd = spec.cwd ?? own;
   return {
     launch: prepared.wrap([spec.command, ...spec.args], cwd),
     env: { ...spec.env, TMPDIR: prepared.plan.tempDir },
     cwd,
     sandboxed: sandbox.status.kind === 'bwrap',
+    // Never throws: it runs when the server's group is gone, from its exit as well.
     onStopped: () => {
-      const { changed } = prepared.finish();
+      let changed: string[] = [];
+      try {
+        changed = prepared.finish().changed;
+      } catch (error) {
+        hooks.onCleanupFailed(error);
+      }
       removeOwn();
       if (changed.length > 0) hooks.onChangedProtected(changed);
     },

@@ -3,7 +3,6 @@
  * and a walk for secrets; the command line that starts it inside; and, after the call,
  * which protected paths it changed where the sandbox could not refuse it.
  */
-import { execFileSync } from 'node:child_process';
 import {
   lstatSync,
   mkdirSync,
@@ -36,6 +35,7 @@ import type {
   WrappedCommand,
 } from './types.js';
 import { isInside } from './path-inside.js';
+import { removeTree } from './remove-tree.js';
 
 /**
  * What of the home folder stays readable in an emptied one: the folders of programs and
@@ -184,7 +184,7 @@ export class Sandbox {
       try {
         network = await startNetworkFilter(status.kind, patterns, tempDir, onRefusedHost);
       } catch (error) {
-        removeCallFolder(callDir);
+        removeTree(callDir);
         throw error;
       }
     }
@@ -247,7 +247,7 @@ export class Sandbox {
             removeEntry(absolute),
         );
         network?.close();
-        removeCallFolder(callDir);
+        removeTree(callDir);
         return { changed, removed };
       },
     };
@@ -326,23 +326,6 @@ function removeEntry(absolute: string): boolean {
     return true;
   } catch {
     return false;
-  }
-}
-
-/**
- * Removes the call's folder, whatever the command left in its temporary folder: a folder
- * it made unreadable (mode 000) is made writable again first.
- */
-function removeCallFolder(callDir: string): void {
-  try {
-    rmSync(callDir, { recursive: true, force: true });
-  } catch {
-    try {
-      execFileSync('chmod', ['-R', 'u+rwx', callDir], { stdio: 'ignore' });
-      rmSync(callDir, { recursive: true, force: true });
-    } catch {
-      // Left in the machine's temporary folder, which the system empties.
-    }
   }
 }
 

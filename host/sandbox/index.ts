@@ -7,5 +7,6 @@ export type { PreparedSandbox, SecretSet } from './command-sandbox.js';
 export { detectSandbox } from './detect-sandbox.js';
 export { NetworkHost } from './network-hosts.js';
 export { isInside } from './path-inside.js';
+export { removeTree } from './remove-tree.js';
 export { spawnWrapped } from './spawn-wrapped.js';
 export type { SandboxRequest, SandboxStatus, WrappedCommand } from './types.js';

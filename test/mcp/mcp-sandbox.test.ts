@@ -4,14 +4,23 @@
  * secret set, reaches only the hosts its `network` names, and leaves no folder behind;
  * `sandbox: false` runs it with the host's rights, and says so.
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  realpathSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createLogger } from '../../host/log/index.js';
-import { McpServers } from '../../host/mcp/index.js';
+import { McpConfig, McpServers, resolveMcpServers } from '../../host/mcp/index.js';
+import { PolicyConfig, sandboxSecrets } from '../../host/policy/index.js';
+import { Sandbox } from '../../host/sandbox/index.js';
 import type { McpServerSandbox } from '../../host/mcp/types.js';
 import { machineSandbox, machineSandboxStatus } from '../support/sandbox.js';
 import { tempDir, type TempDir } from '../support/temp-dir.js';
@@ -41,42 +50,59 @@ afterEach(async () => {
  * A started server `name` with the sandbox `sandboxIn` gives for the test's folder (which
  * holds `home` with an SSH key, `writable` and `other`).
  */
-async function started(name: string, sandboxIn: (folder: string) => McpServerSandbox | null) {
+async function started(
+  name: string,
+  sandboxIn: (folder: string) => McpServerSandbox | null,
+  options: { maxEntries?: number; cwd?: (folder: string) => string } = {},
+) {
   dir = tempDir('tether-mcp-sandbox-');
   const home = join(dir.path, 'home');
   mkdirSync(join(home, '.ssh'), { recursive: true });
   writeFileSync(join(home, '.ssh', 'id_ed25519'), 'PRIVATE KEY\n');
   mkdirSync(join(dir.path, 'writable'));
   mkdirSync(join(dir.path, 'other'));
-  running = new McpServers(
-    [
-      {
-        name,
-        transport: 'stdio',
+  // From the config, as the host reads it: paths made real, cwd readable.
+  const allowed = sandboxIn(dir.path);
+  const config = McpConfig.parse({
+    servers: {
+      [name]: {
         command: process.execPath,
         args: [scripted],
-        env: { PATH: process.env['PATH'] ?? '/usr/bin:/bin', HOME: home },
-        sandbox: sandboxIn(dir.path),
         policy: 'allow',
-        tools: {},
-        trustHints: false,
         callTimeoutMs: 10_000,
+        ...(options.cwd === undefined ? {} : { cwd: options.cwd(dir.path) }),
+        ...(allowed === null ? { sandbox: false } : allowed),
       },
-    ],
-    {
-      log: createLogger({ level: 'error' }),
-      sandbox: machineSandbox(home),
-      groups: { list: () => [], add: () => {}, remove: () => {} },
-      version: 'test',
-      limits: { restartInitialMs: 50 },
     },
-  );
+  });
+  const { servers: specs } = await resolveMcpServers(config, {
+    env: { PATH: process.env['PATH'] ?? '/usr/bin:/bin', HOME: home },
+    readFile: () => null,
+    readKeychain: null,
+  });
+  running = new McpServers(specs, {
+    log: createLogger({ level: 'error' }),
+    sandbox:
+      options.maxEntries === undefined
+        ? machineSandbox(home)
+        : new Sandbox(
+            machineSandboxStatus,
+            (workspace) => sandboxSecrets(PolicyConfig.parse({}), workspace, home, []),
+            home,
+            options.maxEntries,
+          ),
+    groups: { list: () => [], add: () => {}, remove: () => {} },
+    version: 'test',
+    limits: { restartInitialMs: 50 },
+  });
   const servers = running;
   await servers.start();
-  await until(`${name} connected`, () =>
-    servers.servers()[0]?.state === 'connected' ? true : undefined,
+  await until(`${name} connected or failed`, () =>
+    ['connected', 'restarting', 'failed'].includes(servers.servers()[0]?.state ?? '')
+      ? true
+      : undefined,
   );
-  const probe = async (input: Record<string, string>): Promise<Record<string, string>> => {
+  const probe = async (input: Record<string, string | number>): Promise<Record<string, string>> => {
     const tool = servers.get(`mcp__${name}__probe`);
     if (tool === undefined) throw new Error('no probe tool');
     const ctx = { workspace: dir.path, signal: new AbortController().signal };
@@ -163,5 +189,89 @@ describe.runIf(machineSandboxStatus.available)('an MCP server in the sandbox', (
       write: 'ok',
       connect: 'ok',
     });
+  });
+
+  it('removes its folder at the stop, even nested past what a path can name', async () => {
+    const { servers, probe } = await started('deep', () => ({
+      writable: [],
+      readable: [root],
+      network: [],
+    }));
+    const outcome = await probe({ nest: 1200 });
+    expect(outcome).toMatchObject({ nest: 'ok' });
+    await servers.stop();
+    running = null;
+    expect(existsSync(String(outcome['cwd']))).toBe(false);
+  });
+
+  it('starts in its cwd through a link, at the real path', async () => {
+    const { probe } = await started(
+      'linked',
+      () => ({ writable: [], readable: [root], network: [] }),
+      {
+        cwd: (folder) => {
+          symlinkSync(join(folder, 'other'), join(folder, 'link'));
+          return join(folder, 'link');
+        },
+      },
+    );
+    expect((await probe({})).cwd).toBe(realpathSync(join(dir.path, 'other')));
+  });
+
+  it('does not start when its folders hold too many files to look for secrets in', async () => {
+    const { servers } = await started(
+      'big',
+      (folder) => {
+        for (let i = 0; i < 20; i++) writeFileSync(join(folder, 'writable', `f${i}`), '');
+        return { writable: [join(folder, 'writable')], readable: [root], network: [] };
+      },
+      { maxEntries: 10 },
+    );
+    const lastError = await until('the refusal', () => servers.servers()[0]?.lastError);
+    expect(lastError).toContain('hold too many files to look for secrets in');
+    expect(servers.servers()[0]?.state).not.toBe('connected');
+  });
+});
+
+describe('an MCP server meant for the sandbox on a machine without one', () => {
+  const status = { available: false as const, reason: 'bwrap is not installed', fix: 'install it' };
+  const servers = (sandbox: McpServerSandbox | null) =>
+    new McpServers(
+      [
+        {
+          name: 'srv',
+          transport: 'stdio',
+          command: 'true',
+          args: [],
+          env: {},
+          sandbox,
+          policy: 'allow',
+          tools: {},
+          trustHints: false,
+          callTimeoutMs: 1_000,
+        },
+      ],
+      {
+        log: createLogger({ level: 'error' }),
+        sandbox: new Sandbox(status, () => Promise.reject(new Error('no sandbox')), '/home/u'),
+        groups: { list: () => [], add: () => {}, remove: () => {} },
+        version: 'test',
+      },
+    );
+
+  it('asks where its config allows, and says why', () => {
+    expect(servers({ writable: [], readable: [] }).decide('mcp__srv__echo')).toEqual({
+      decision: 'ask',
+      reason:
+        'the config says allow for every tool of MCP server srv, but no sandbox can run here (bwrap is not installed), so MCP server srv runs with full access and its tools ask first',
+    });
+    expect(servers({ writable: [], readable: [] }).servers()[0]?.sandbox).toEqual({
+      contained: false,
+      reason: 'bwrap is not installed',
+    });
+  });
+
+  it('allows as configured when its config says sandbox: false', () => {
+    expect(servers(null).decide('mcp__srv__echo')).toMatchObject({ decision: 'allow' });
   });
 });

@@ -4,11 +4,11 @@
  * to the file $MCP_CALLS_FILE (one JSON line), `crash` exits in the middle of its call,
  * `add_tool` lists a new tool (the SDK sends tools/list_changed), `fail` answers isError,
  * `peek` says it only reads, `probe` tries to read, write and reach what it is given (what
- * its sandbox lets it do). It starts a `sleep` child in its own process group, so a test
+ * its sandbox lets it do) and can leave folders nested past what a path can name. It starts a `sleep` child in its own process group, so a test
  * sees the whole group, not just the server, go.
  */
 import { spawn } from 'node:child_process';
-import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { connect } from 'node:net';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
@@ -111,6 +111,7 @@ server.registerTool(
       write: z.string().optional(),
       connect: z.string().optional(),
       tunnel: z.string().optional(),
+      nest: z.number().int().optional(),
     },
   },
   async (args) => {
@@ -120,6 +121,16 @@ server.registerTool(
     if (args.write) outcome.write = attempt(() => writeFileSync(args.write, 'probe\n'));
     if (args.connect) outcome.connect = await reach(args.connect);
     if (args.tunnel) outcome.tunnel = await tunnel(args.tunnel);
+    if (args.nest) {
+      // Folders nested deeper than a path can name, made one level at a time.
+      const start = process.cwd();
+      for (let i = 0; i < args.nest; i++) {
+        mkdirSync('nested-folder');
+        process.chdir('nested-folder');
+      }
+      process.chdir(start);
+      outcome.nest = 'ok';
+    }
     return { content: [{ type: 'text', text: JSON.stringify(outcome) }] };
   },
 );
