@@ -31,7 +31,7 @@ export interface ServerStartHooks {
   onRefusedHost(target: string): void;
   /** Protected paths (secrets, what makes git run code) it changed in a writable folder. */
   onChangedProtected(paths: string[]): void;
-  /** The sandbox's look after the server failed (its folders are removed all the same). */
+  /** Looking for what it changed failed after it stopped (its folders are removed all the same). */
   onCleanupFailed(error: unknown): void;
 }
 

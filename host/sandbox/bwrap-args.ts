@@ -81,7 +81,6 @@ export function bwrapCommand(
       args.push('--ro-bind', top, top);
     }
   }
-  args.push('--dev', '/dev', '--proc', '/proc');
   const emptied = [
     ...EMPTIED_FOLDERS,
     ...DAEMON_SOCKET_FOLDERS.filter((folder) => existsSync(folder)),
@@ -89,14 +88,16 @@ export function bwrapCommand(
   ];
   const readable = [...plan.programFolders, ...(plan.home?.readable ?? []), ...plan.gitReadOnly];
   const bound = [...plan.writable, plan.tempDir];
-  // The emptied folders after the shown ones that hold them (a config's readable "/" or
-  // "/home"), so those do not show /run's sockets or the home folder again; then what is
-  // shown inside an emptied folder (the call's /tmp folder, a toolchain in the home).
+  // The sandbox's own /dev and /proc, and the emptied folders, after the shown folders
+  // that hold them (a config's readable "/" or "/home"), so those do not show the host's
+  // processes, /run's sockets or the home folder again; then what is shown inside an
+  // emptied folder (the call's /tmp folder, a toolchain in the home).
   const inEmptied = (folder: string) => emptied.some((empty) => isInside(folder, empty));
   const showReadable = (folder: string) => args.push('--ro-bind', folder, folder);
   const showWritable = (folder: string) => args.push('--bind', folder, folder);
   readable.filter((folder) => !inEmptied(folder)).forEach(showReadable);
   bound.filter((folder) => !inEmptied(folder)).forEach(showWritable);
+  args.push('--dev', '/dev', '--proc', '/proc');
   for (const folder of emptied) args.push('--tmpfs', folder);
   readable.filter(inEmptied).forEach(showReadable);
   bound.filter(inEmptied).forEach(showWritable);

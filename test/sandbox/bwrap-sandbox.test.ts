@@ -297,7 +297,7 @@ describe.skipIf(!bwrap)(
       },
     );
 
-    it('folders a config names readable: their secrets are hidden, and "/" shows neither /run nor the home folder again', async () => {
+    it('folders a config names readable: their secrets are hidden, and "/" shows neither /run, the home folder nor the host\'s processes again', async () => {
       const shared = path.join(root, 'shared');
       mkdirSync(shared);
       writeFileSync(path.join(shared, 'notes.txt'), 'shared-notes\n');
@@ -311,6 +311,7 @@ describe.skipIf(!bwrap)(
           `cat ${shared}/.env`,
           `cat ${home}/.bashrc`,
           'echo "run: $(ls -A /run | wc -l)"',
+          `echo "processes: $(ls /proc | grep -c '^[0-9]')"`,
         ].join('; ');
         const child = spawnWrapped(prepared.wrap(['/bin/sh', '-c', script], ws), {
           cwd: ws,
@@ -325,6 +326,8 @@ describe.skipIf(!bwrap)(
         expect(output).not.toContain('shared-secret');
         expect(output).not.toContain('home-file');
         expect(output).toContain('run: 0');
+        // Its own /proc: bubblewrap's init, the shell, ls and grep; not the host's processes.
+        expect(Number(/processes: (\d+)/.exec(output)?.[1])).toBeLessThan(8);
       } finally {
         prepared.finish();
       }
