@@ -7,8 +7,7 @@
  */
 import { z } from 'zod';
 import { AGENT_NAME } from '../../protocol/index.js';
-import { AbsolutePath, EnvName, SecretValue } from '../mcp/index.js';
-import { NetworkHost } from '../sandbox/index.js';
+import { AbsolutePath, EnvName, SANDBOX_SETTINGS, SecretValue } from '../mcp/index.js';
 
 const AgentSettings = z.strictObject(
   {
@@ -18,25 +17,8 @@ const AgentSettings = z.strictObject(
     env: z.record(EnvName, SecretValue, { error: 'expected an object' }).optional(),
     /** Where the program starts; the run's workspace by default. */
     cwd: AbsolutePath.optional(),
-    /**
-     * Folders or files outside the workspace the agent may change in the sandbox (its own
-     * settings and sessions, e.g. `~/.claude`), absolute; they must exist at start.
-     */
-    writable: z.array(AbsolutePath, { error: 'expected a list of absolute paths' }).optional(),
-    /**
-     * Folders outside the system's and the home folder's toolchains the agent reads (its
-     * program's own folder when it is installed elsewhere), absolute; they must exist.
-     */
-    readable: z.array(AbsolutePath, { error: 'expected a list of absolute paths' }).optional(),
-    /**
-     * The only hosts the agent may reach (its provider's API), through the host's proxy:
-     * `api.anthropic.com`, `*.example.com`, `host:port`; `[]` for none. Absent: all of
-     * the network, as the card warns.
-     */
-    network: z
-      .array(NetworkHost, { error: 'expected a list of host names' })
-      .max(64, { error: 'expected at most 64 hosts' })
-      .optional(),
+    /** Besides the run's workspace (or worktree). */
+    ...SANDBOX_SETTINGS,
   },
   { error: 'expected an object' },
 );

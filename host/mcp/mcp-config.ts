@@ -42,6 +42,32 @@ const HeaderName = z.string().regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,128}$/, {
   error: 'expected an HTTP header name',
 });
 
+/**
+ * What a program the host starts in the OS sandbox (an MCP server, an ACP agent) may touch
+ * besides its own folder, as its config names it.
+ */
+export const SANDBOX_SETTINGS = {
+  /**
+   * Folders or files it may change in the sandbox (its own settings and caches: `~/.npm`,
+   * `~/.claude`), absolute; they must exist at start.
+   */
+  writable: z.array(AbsolutePath, { error: 'expected a list of absolute paths' }).optional(),
+  /**
+   * Folders outside the system's and the home folder's toolchains it reads (its program's
+   * folder when installed elsewhere), absolute; they must exist. Their secrets stay hidden.
+   */
+  readable: z.array(AbsolutePath, { error: 'expected a list of absolute paths' }).optional(),
+  /**
+   * The only hosts it may reach, through the host's proxy (`api.anthropic.com`,
+   * `*.example.com`, `host:port`); `[]` for none. Absent: all of the network, as the card
+   * and the Tools screen warn.
+   */
+  network: z
+    .array(NetworkHost, { error: 'expected a list of host names' })
+    .max(64, { error: 'expected at most 64 hosts' })
+    .optional(),
+};
+
 const McpServerSettings = z
   .strictObject(
     {
@@ -55,18 +81,7 @@ const McpServerSettings = z
        * host's own rights, as the Tools screen warns.
        */
       sandbox: z.boolean({ error: 'expected true or false' }).optional(),
-      /** Folders or files the server may change in the sandbox (absolute; they must exist). */
-      writable: z.array(AbsolutePath, { error: 'expected a list of absolute paths' }).optional(),
-      /** Folders outside the system's and the home folder's toolchains it reads (absolute). */
-      readable: z.array(AbsolutePath, { error: 'expected a list of absolute paths' }).optional(),
-      /**
-       * The only hosts it may reach, through the host's proxy (`api.github.com`,
-       * `*.example.com`, `host:port`); `[]` for none. Absent: all of the network.
-       */
-      network: z
-        .array(NetworkHost, { error: 'expected a list of host names' })
-        .max(64, { error: 'expected at most 64 hosts' })
-        .optional(),
+      ...SANDBOX_SETTINGS,
       /** Streamable HTTP: the endpoint and its request headers. */
       url: z.url({ protocol: /^https?$/, error: 'expected an http or https URL' }).optional(),
       headers: z.record(HeaderName, SecretValue, { error: 'expected an object' }).optional(),
