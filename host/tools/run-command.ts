@@ -1,8 +1,7 @@
 /**
  * `run_command {command, cwd?, timeoutMs?, sandbox?: {network?, hosts?, write?}}`: runs a
- * command in the workspace
- * inside the OS sandbox (host/sandbox), as the leader of its own process group, stdin
- * closed, with a minimal environment. A command a person approved runs as `/bin/sh -c
+ * command in the workspace inside the OS sandbox (host/sandbox), as the leader of its own
+ * process group, stdin closed, with a minimal environment. A command a person approved runs as `/bin/sh -c
  * command`; one that runs unattended (an allow rule let it through) runs its words
  * directly, never through a shell, so an assignment, alias, glob or `$VAR` means nothing.
  * Its output streams into the runtime's output file under a byte cap; a timeout or a
@@ -117,8 +116,7 @@ export function createRunCommandTool(options: RunCommandOptions): ToolDefinition
       `has no network, and cannot read secrets (.env files, keys, credentials). Ask for ` +
       `more with sandbox: {hosts: [names]} (the network only to those hosts), ` +
       `{network: true} or {write: [paths]} only when needed: the user must approve it. ` +
-      `stdin is ` +
-      `closed, so nothing interactive works; the environment holds only ` +
+      `stdin is closed, so nothing interactive works; the environment holds only ` +
       `${COMMAND_ENV_KEYS.join(', ')}. Returns the exit status, the time taken and the ` +
       `output, stdout and stderr interleaved (its first and last ` +
       `${formatBytes(EXCERPT_EDGE_BYTES)} when longer). After timeoutMs (default ` +
