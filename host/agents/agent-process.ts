@@ -124,6 +124,13 @@ export class AgentProcess {
     });
     options.onGroup(pgid);
     started = new AgentProcess(child, pgid, prepared, options);
+    if (prepared?.capped === true) {
+      // Said, not refused: an agent works in the user's workspace, often larger than that.
+      started.keep(
+        `tether: the look for secrets stopped at its limit in the folders of agents.${spec.name}: ` +
+          'secrets past it are not hidden from the agent',
+      );
+    }
     return started;
   }
 

@@ -3,8 +3,13 @@
  * inside this machine's sandbox: what the host keeps of its stderr stays bounded whatever
  * the agent writes there.
  */
+import { writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { AgentProcess } from '../../host/agents/agent-process.js';
+import { PolicyConfig, sandboxSecrets } from '../../host/policy/index.js';
+import { Sandbox } from '../../host/sandbox/index.js';
 import { machineSandbox } from '../support/sandbox.js';
 import { tempDir } from '../support/temp-dir.js';
 import { until } from '../support/wait.js';
@@ -14,6 +19,7 @@ async function startAgent(
   workspace: string,
   script: string,
   network?: readonly string[],
+  sandbox = machineSandbox(),
 ): Promise<AgentProcess> {
   return AgentProcess.start({
     spec: {
@@ -26,7 +32,7 @@ async function startAgent(
       ...(network === undefined ? {} : { network }),
     },
     workspace,
-    sandbox: machineSandbox(),
+    sandbox,
     onGroup: () => undefined,
   });
 }
@@ -94,4 +100,24 @@ describe("an ACP agent's stderr", () => {
       await agent.stop(2_000);
     }
   }, 90_000);
+
+  it('says when the look for secrets stopped at its limit in its folders', async () => {
+    await using workspace = tempDir('tether-agent-process-');
+    for (let i = 0; i < 20; i++) writeFileSync(join(workspace.path, `f${i}`), '');
+    const machine = machineSandbox();
+    const small = new Sandbox(
+      machine.status,
+      (folder) => sandboxSecrets(PolicyConfig.parse({}), folder, homedir(), []),
+      homedir(),
+      10,
+    );
+    const agent = await startAgent(workspace.path, 'undefined', undefined, small);
+    try {
+      expect(agent.stderrTail()).toEqual([
+        'tether: the look for secrets stopped at its limit in the folders of agents.flood: secrets past it are not hidden from the agent',
+      ]);
+    } finally {
+      await agent.stop(2_000);
+    }
+  });
 });
