@@ -1,8 +1,10 @@
 /**
  * A stdio MCP server runs inside the OS sandbox (real bubblewrap here, the SDK-written test
- * server): it changes only its own folder and its `writable` paths, cannot read the
- * secret set, reaches only the hosts its `network` names, and leaves no folder behind;
- * `sandbox: false` runs it with the host's rights, and says so.
+ * server, its config read as the host reads it): it changes only its own folder and its
+ * `writable` paths, cannot read the secret set, reaches only the hosts its `network`
+ * names, and leaves no folder behind, however deep; `sandbox: false` runs it with the
+ * host's rights, and says so. From the attack review: a `cwd` through a link, folders past
+ * the secret walk's limit, and a machine without a sandbox, where its allowed tools ask.
  */
 import {
   existsSync,
