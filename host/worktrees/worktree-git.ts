@@ -5,16 +5,15 @@
  * branch: inside its sandbox git is read-only.
  */
 import {
-  chmodSync,
   existsSync,
   mkdirSync,
-  readdirSync,
   realpathSync,
   renameSync,
   rmSync,
 } from 'node:fs';
 import { copyFile, readdir, readFile, stat, utimes } from 'node:fs/promises';
 import path from 'node:path';
+import { removeTree } from '../sandbox/index.js';
 import { git, GitError, gitSync, runGit } from './run-git.js';
 import type { Worktree, WorktreeCommit, WorktreeFile, WorktreeSource } from './types.js';
 
@@ -359,9 +358,12 @@ export async function removeWorktree(worktree: Worktree, deleteBranch: boolean):
       worktree.path,
     ]);
     if (removed.code !== 0) {
-      // A folder the run left without permissions stops git and rm alike.
-      openFolders(worktree.path);
-      rmSync(worktree.path, { recursive: true, force: true });
+      // A folder the run left without permissions, or nested past what a path can name,
+      // stops git: removed as a sandbox's folder is.
+      removeTree(worktree.path);
+      if (existsSync(worktree.path)) {
+        throw new Error(`cannot remove the worktree ${worktree.path}: ${removed.stderr.trim()}`);
+      }
     }
   }
   await git(repository, ['worktree', 'prune']);
@@ -369,17 +371,5 @@ export async function removeWorktree(worktree: Worktree, deleteBranch: boolean):
   const deleted = await runGit(repository, ['branch', '-D', worktree.branch]);
   if (deleted.code !== 0 && !deleted.stderr.includes('not found')) {
     throw new GitError(['branch'], deleted);
-  }
-}
-
-/** Gives the owner back every permission on `folder` and the folders in it (links not followed). */
-function openFolders(folder: string): void {
-  try {
-    chmodSync(folder, 0o700);
-    for (const entry of readdirSync(folder, { withFileTypes: true })) {
-      if (entry.isDirectory()) openFolders(path.join(folder, entry.name));
-    }
-  } catch {
-    // Not ours, or gone: the removal says what is left.
   }
 }

@@ -197,17 +197,21 @@ describe("a run's files given to the host's git", () => {
     expect(outcome).toEqual({ kind: 'conflict', into: 'main', files: names });
   });
 
-  it('are removed with their worktree, even a folder the run made unreadable', () => {
+  it('are removed with their worktree, even a folder the run made unreadable or nested past what a path can name', () => {
     // File modes bind only a user who is not root: as root the scenario runs as nobody.
-    // It uses the built host (npm run build): a child process cannot load the sources. The
-    // built folder is copied beside the scenario (it imports only node: modules), because
-    // nobody may not be able to reach this checkout (CI's Node 24 clone is in a 0700 folder).
+    // It uses the built host (npm run build): a child process cannot load the sources. What
+    // it loads is copied beside the scenario (the worktrees and sandbox folders, and zod,
+    // their one package), because nobody may not be able to reach this checkout (CI's
+    // Node 24 clone is in a 0700 folder).
     const scenario = path.join(dir.path, 'scenario.mjs');
-    const builtFolder = path.join(dir.path, 'worktrees');
-    cpSync(fileURLToPath(new URL('../../dist/host/worktrees', import.meta.url)), builtFolder, {
-      recursive: true,
-    });
-    const built = path.join(builtFolder, 'index.js');
+    const copy = (from: string, to: string) =>
+      cpSync(fileURLToPath(new URL(`../../${from}`, import.meta.url)), path.join(dir.path, to), {
+        recursive: true,
+      });
+    copy('dist/host/worktrees', 'host/worktrees');
+    copy('dist/host/sandbox', 'host/sandbox');
+    copy('node_modules/zod', 'node_modules/zod');
+    const built = path.join(dir.path, 'host', 'worktrees', 'index.js');
     writeFileSync(
       scenario,
       `
@@ -231,6 +235,14 @@ mkdirSync(path.join(worktree.path, 'locked', 'inner'), { recursive: true });
 writeFileSync(path.join(worktree.path, 'locked', 'inner', 'file'), 'x');
 chmodSync(path.join(worktree.path, 'locked', 'inner'), 0o000);
 chmodSync(path.join(worktree.path, 'locked'), 0o000);
+// And folders nested deeper than a path can name, made one level at a time.
+const start = process.cwd();
+process.chdir(worktree.path);
+for (let i = 0; i < 1200; i++) {
+  mkdirSync('nested-folder');
+  process.chdir('nested-folder');
+}
+process.chdir(start);
 let error = null;
 await removeWorktree(worktree, true).catch((e) => { error = String(e); });
 const branch = git('branch', '--list', worktree.branch).trim();
@@ -245,7 +257,7 @@ console.log(JSON.stringify({ error, folder: existsSync(worktree.path), branch })
     const output = execFileSync(
       asRoot ? 'setpriv' : node[0]!,
       asRoot ? ['--reuid=nobody', '--regid=nogroup', '--clear-groups', ...node] : node.slice(1),
-      { encoding: 'utf8', env: { ...process.env, HOME: root } },
+      { encoding: 'utf8', cwd: root, env: { ...process.env, HOME: root } },
     );
     expect(JSON.parse(output)).toEqual({ error: null, folder: false, branch: '' });
   });
