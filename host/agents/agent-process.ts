@@ -11,10 +11,10 @@
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import type { AgentInfo } from '../../protocol/index.js';
 import {
+  configuredRequest,
   spawnWrapped,
   type PreparedSandbox,
   type Sandbox,
-  type SandboxRequest,
 } from '../sandbox/index.js';
 import { childLines } from '../log/index.js';
 import { isGroupGone, stopProcessGroup } from '../tools/index.js';
@@ -49,14 +49,7 @@ export function agentSandboxScope(
   spec: AgentSpec,
   workspace: string,
 ): AgentSandboxScope {
-  return sandbox.scope(workspace, networkRequest(spec, { write: spec.writable }));
-}
-
-/** `request` with the agent's network: the hosts its config names, else all of it. */
-function networkRequest(spec: AgentSpec, request: SandboxRequest): SandboxRequest {
-  return spec.network === undefined
-    ? { ...request, network: true }
-    : { ...request, hosts: spec.network };
+  return sandbox.scope(workspace, configuredRequest(spec));
 }
 
 export class AgentProcess {
@@ -91,11 +84,7 @@ export class AgentProcess {
     let started: AgentProcess | null = null;
     let prepared: PreparedSandbox | null = null;
     if (sandbox.status.available) {
-      const request = networkRequest(spec, {
-        write: spec.writable,
-        read: spec.readable,
-        gitReadOnly: options.gitReadOnly ?? [],
-      });
+      const request = { ...configuredRequest(spec), gitReadOnly: options.gitReadOnly ?? [] };
       // A connection the proxy refused reads as a line of the agent's stderr: it may be
       // why the agent fails.
       prepared = await sandbox.prepare(workspace, request, (target) =>

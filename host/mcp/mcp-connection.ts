@@ -93,7 +93,7 @@ export class McpConnection {
       tools: [...this.tools.values()].map((tool) => tool.definition.name),
       ...(this.lastError === undefined ? {} : { lastError: this.lastError }),
       ...(this.spec.transport === 'stdio'
-        ? { sandbox: serverSandboxScope(this.spec, this.deps.sandbox.status) }
+        ? { sandbox: serverSandboxScope(this.spec, this.deps.sandbox) }
         : {}),
     };
   }

@@ -10,10 +10,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { CommandSandbox } from '../../protocol/index.js';
 import {
+  configuredRequest,
   removeTree,
   type PreparedSandbox,
   type Sandbox,
-  type SandboxStatus,
 } from '../sandbox/index.js';
 import type { GroupStdioOptions } from './group-stdio-transport.js';
 import type { McpServerSpec } from './types.js';
@@ -35,20 +35,12 @@ export interface ServerStartHooks {
   onCleanupFailed(error: unknown): void;
 }
 
-/** What the sandbox holds of the stdio server `spec` on a machine with `status`. */
-export function serverSandboxScope(spec: StdioSpec, status: SandboxStatus): CommandSandbox {
+/** What the sandbox holds of the stdio server `spec`, in the approval card's terms. */
+export function serverSandboxScope(spec: StdioSpec, sandbox: Sandbox): CommandSandbox {
   if (spec.sandbox === null) {
     return { contained: false, reason: `mcp.servers.${spec.name}.sandbox is false` };
   }
-  if (!status.available) return { contained: false, reason: status.reason };
-  const hosts = spec.sandbox.network;
-  return {
-    contained: true,
-    kind: status.kind,
-    writable: [...spec.sandbox.writable],
-    network: hosts === undefined || hosts.length > 0,
-    ...(hosts === undefined || hosts.length === 0 ? {} : { networkHosts: [...hosts] }),
-  };
+  return sandbox.scope(null, configuredRequest(spec.sandbox));
 }
 
 /**
@@ -74,14 +66,8 @@ export async function serverStart(
   const removeOwn = () => removeTree(own);
   let prepared: PreparedSandbox;
   try {
-    prepared = await sandbox.prepare(
-      own,
-      {
-        write: allowed.writable,
-        read: allowed.readable,
-        ...(allowed.network === undefined ? { network: true } : { hosts: allowed.network }),
-      },
-      (target) => hooks.onRefusedHost(target),
+    prepared = await sandbox.prepare(own, configuredRequest(allowed), (target) =>
+      hooks.onRefusedHost(target),
     );
   } catch (error) {
     removeOwn();

@@ -3,6 +3,7 @@
  * process groups it started.
  */
 import type { McpServerInfo } from '../../protocol/index.js';
+import type { ConfiguredAccess } from '../sandbox/index.js';
 
 /** allow / ask / deny, as the config says for a server or one of its tools. */
 export type McpDecision = 'allow' | 'ask' | 'deny';
@@ -36,15 +37,11 @@ export type McpServerSpec =
       headers: Readonly<Record<string, string>>;
     });
 
-/** A stdio server's sandbox beyond the default (no writes, the host's reads, no secrets). */
-export interface McpServerSandbox {
-  /** Real paths it may change. */
-  writable: readonly string[];
-  /** Real paths it reads outside the system's folders (its `cwd` among them). */
-  readable: readonly string[];
-  /** The only hosts it may reach (network-hosts patterns); absent: all of the network. */
-  network?: readonly string[];
-}
+/**
+ * A stdio server's sandbox beyond the default (no writes but its own folder, the host's
+ * reads, no secrets): real paths, its `cwd` among the readable ones.
+ */
+export type McpServerSandbox = ConfiguredAccess;
 
 export type McpServerState = McpServerInfo['state'];
 

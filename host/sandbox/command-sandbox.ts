@@ -121,14 +121,17 @@ export class Sandbox {
     this.#maxEntries = maxEntries;
   }
 
-  /** The approval card's account of where a command with `request` would run. */
-  scope(workspace: string, request: SandboxRequest | undefined): CommandSandboxScope {
+  /**
+   * The approval card's account of where a command with `request` would run; a workspace
+   * of null leaves out the folder of its own a process gets (an MCP server's).
+   */
+  scope(workspace: string | null, request: SandboxRequest | undefined): CommandSandboxScope {
     if (!this.status.available) return { contained: false, reason: this.status.reason };
     const hosts = request?.hosts;
     return {
       contained: true,
       kind: this.status.kind,
-      writable: [workspace, ...(request?.write ?? [])],
+      writable: [...(workspace === null ? [] : [workspace]), ...(request?.write ?? [])],
       network: hosts === undefined ? request?.network === true : hosts.length > 0,
       ...(hosts === undefined || hosts.length === 0 ? {} : { networkHosts: [...hosts] }),
     };

@@ -3,6 +3,7 @@
  * macOS), built per call from one plan of what the call may touch.
  */
 export { Sandbox } from './command-sandbox.js';
+export { configuredRequest, type ConfiguredAccess } from './configured-request.js';
 export type { PreparedSandbox, SecretSet } from './command-sandbox.js';
 export { detectSandbox } from './detect-sandbox.js';
 export { NetworkHost } from './network-hosts.js';
