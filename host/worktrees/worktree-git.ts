@@ -4,13 +4,7 @@
  * Every command is the host's own, hardened (run-git.ts); the run itself never moves a
  * branch: inside its sandbox git is read-only.
  */
-import {
-  existsSync,
-  mkdirSync,
-  realpathSync,
-  renameSync,
-  rmSync,
-} from 'node:fs';
+import { existsSync, mkdirSync, realpathSync, renameSync, rmSync } from 'node:fs';
 import { copyFile, readdir, readFile, stat, utimes } from 'node:fs/promises';
 import path from 'node:path';
 import { removeTree } from '../sandbox/index.js';
