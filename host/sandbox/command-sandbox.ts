@@ -153,11 +153,13 @@ export class Sandbox {
     const patterns = hostPatterns(request?.hosts ?? []);
     const secrets = await this.#secretsFor(workspace);
     const writable = [workspace, ...(request?.write ?? [])];
+    const readable = request?.read ?? [];
+    const gitReadOnly = request?.gitReadOnly ?? [];
+    stillReal([...(request?.write ?? []), ...readable]);
     const isSecret = (absolute: string) => secrets.isSecret(absolute);
     const before = snapshotSecrets(writable, isSecret, this.#maxEntries);
     // Secrets in the folders a config names readable (an agent's or MCP server's) are
     // hidden as in the writable ones; a folder that holds a writable one is walked twice.
-    const readable = request?.read ?? [];
     const readSecrets =
       readable.length === 0 ? null : snapshotSecrets(readable, isSecret, this.#maxEntries);
     // Real path: macOS's temporary folder is under /var, a symlink to /private/var.
@@ -165,9 +167,9 @@ export class Sandbox {
     const tempDir = path.join(callDir, 'tmp');
     mkdirSync(tempDir, { mode: 0o700 });
     const home = emptiedHome(this.#home, writable);
-    const gitReadOnly = request?.gitReadOnly ?? [];
     const replaced = replacedGitConfigs([
       ...before.gitCode,
+      ...(readSecrets?.gitCode ?? []),
       ...(home?.readable ?? []),
       ...gitReadOnly.map((gitDir) => path.join(gitDir, 'config')),
     ]);
@@ -254,6 +256,23 @@ export class Sandbox {
         return { changed, removed };
       },
     };
+  }
+}
+
+/**
+ * Throws unless each of `paths` (the request's extra folders: real paths, resolved when a
+ * config was read or a call named them) still resolves to itself: bubblewrap follows a link in what it binds, so a
+ * folder a run replaced by a link to `/` would show, or open, what the link names.
+ */
+function stillReal(paths: readonly string[]): void {
+  for (const named of paths) {
+    const real = realOrNull(named);
+    if (real === named) continue;
+    throw new Error(
+      real === null
+        ? `${named} no longer exists: the sandbox cannot show it`
+        : `${named} now leads to ${real} (a link put in its place): the sandbox does not follow it`,
+    );
   }
 }
 

@@ -4,7 +4,15 @@
  * found, and none of it happens. Skipped, and said so, where bwrap cannot run.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer } from 'node:net';
 import { homedir } from 'node:os';
 import type { Server } from 'node:net';
@@ -328,6 +336,51 @@ describe.skipIf(!bwrap)(
         expect(output).toContain('run: 0');
         // Its own /proc: bubblewrap's init, the shell, ls and grep; not the host's processes.
         expect(Number(/processes: (\d+)/.exec(output)?.[1])).toBeLessThan(8);
+      } finally {
+        prepared.finish();
+      }
+    });
+
+    it('refuses a folder a config named once it has been replaced by a link', async () => {
+      const named = path.join(ws, 'docs');
+      mkdirSync(named);
+      const real = realpathSync(named);
+      (await sandbox.prepare(ws, { read: [real], write: [] })).finish();
+      // What a run in the workspace can do between two starts of an agent or MCP server.
+      rmSync(named, { recursive: true });
+      symlinkSync('/', named);
+      try {
+        await expect(sandbox.prepare(ws, { read: [real] })).rejects.toThrow(
+          `${real} now leads to / (a link put in its place): the sandbox does not follow it`,
+        );
+        await expect(sandbox.prepare(ws, { write: [real] })).rejects.toThrow('now leads to /');
+      } finally {
+        rmSync(named);
+      }
+    });
+
+    it("shows a readable folder's .git/config without the token in a remote's URL", async () => {
+      const repo = repository('readable-repo');
+      execFileSync('git', [
+        '-C',
+        repo,
+        'remote',
+        'add',
+        'origin',
+        'https://user:ghp_READABLE123@example.com/r.git',
+      ]);
+      const prepared = await sandbox.prepare(ws, { read: [repo] });
+      try {
+        const child = spawnWrapped(prepared.wrap(['/bin/cat', `${repo}/.git/config`], ws), {
+          cwd: ws,
+          env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
+          stdin: 'ignore',
+        });
+        let output = '';
+        child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+        await new Promise((resolve) => child.once('close', resolve));
+        expect(output).toContain('example.com/r.git');
+        expect(output).not.toContain('ghp_READABLE123');
       } finally {
         prepared.finish();
       }
